@@ -1,0 +1,54 @@
+"""Judgments: an append-only log. Nothing is updated or deleted; the current grade of an
+assessor for a (topic, document) is their latest record, and each record points at the one it
+revised."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from workbench.models import Collection, Topic
+
+
+class Judgment(models.Model):
+    class Source(models.TextChoices):
+        WEB = "web", "Judged in the browser"
+        IMPORT = "import", "Imported qrels"
+        ADJUDICATION = "adjudication", "Adjudicated"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="judgments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
+    docno = models.CharField(max_length=200)
+    grade = models.IntegerField(null=True, blank=True, help_text="Empty when the assessor could not judge.")
+    cannot_judge = models.BooleanField(default=False)
+    assessor = models.CharField(max_length=150, help_text="User name, or the source of imported qrels.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                             related_name="judgments")
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.WEB)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
+    previous = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                                 related_name="revisions")
+    comment = models.TextField(blank=True)
+    rationale = models.TextField(blank=True, help_text="Highlighted passage supporting the grade.")
+    client_token = models.CharField(max_length=64, null=True, blank=True, unique=True,
+                                    help_text="Idempotency key of the post that created the record.")
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(cannot_judge=True) & Q(grade__isnull=True))
+                | (Q(cannot_judge=False) & Q(grade__isnull=False)),
+                name="judgment_grade_or_cannot_judge"),
+            models.UniqueConstraint(fields=["previous"], name="judgment_revised_once"),
+        ]
+        indexes = [
+            models.Index(fields=["collection", "topic", "docno"], name="judgment_doc"),
+            models.Index(fields=["collection", "assessor"], name="judgment_assessor"),
+        ]
+
+    def __str__(self) -> str:
+        value = "cannot judge" if self.cannot_judge else self.grade
+        return f"{self.topic.qid} {self.docno} = {value} ({self.assessor})"

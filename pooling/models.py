@@ -1,0 +1,70 @@
+"""Judgment pools: which (topic, document) pairs are judged, in what order, and why.
+
+Provenance (which run retrieved a pooled document at which rank) is kept on each entry and is
+for organizers only: nothing an assessor sees is derived from it.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from workbench.models import Collection, Topic
+
+
+class Pool(models.Model):
+    class Strategy(models.TextChoices):
+        DEPTH = "depth", "Depth-k (TREC)"
+        RRF = "rrf", "Reciprocal-rank fusion"
+        BORDA = "borda", "Borda count"
+        MTF = "mtf", "Move-to-front"
+        MAXMEAN = "maxmean", "MaxMean bandit"
+        BANDIT = "bandit", "Bayesian bandit"
+        SAMPLED = "sampled", "Stratified sample"
+        IMPORTED = "imported", "Imported"
+
+    class Order(models.TextChoices):
+        SHUFFLED = "shuffled", "Shuffled (seeded)"
+        POOL = "pool", "Pool rank"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pools")
+    name = models.SlugField(max_length=64, default="main")
+    strategy = models.CharField(max_length=16, choices=Strategy.choices, default=Strategy.DEPTH)
+    params = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(default=0)
+    order = models.CharField(max_length=16, choices=Order.choices, default=Order.SHUFFLED)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["collection", "name"]
+        constraints = [models.UniqueConstraint(fields=["collection", "name"], name="pool_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.collection.slug}/{self.name}"
+
+
+class PoolEntry(models.Model):
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="entries")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_entries")
+    docno = models.CharField(max_length=200)
+    judging_order = models.PositiveIntegerField(help_text="Position in the assessors' queue for the topic.")
+    pool_rank = models.PositiveIntegerField(help_text="Position in the strategy's own order for the topic.")
+    min_depth = models.PositiveIntegerField(null=True, blank=True,
+                                            help_text="Best rank at which any run retrieved the document.")
+    inclusion_probability = models.FloatField(default=1.0)
+    stratum = models.PositiveIntegerField(null=True, blank=True)
+    round = models.PositiveIntegerField(default=1, help_text="Build or extension that added the entry.")
+    provenance = models.JSONField(default=dict, blank=True, help_text="Run tag -> rank (1-based).")
+
+    class Meta:
+        ordering = ["pool", "topic", "judging_order"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "topic", "docno"], name="poolentry_unique_doc"),
+            models.CheckConstraint(
+                condition=models.Q(inclusion_probability__gt=0) & models.Q(inclusion_probability__lte=1),
+                name="poolentry_probability_range"),
+        ]
+        indexes = [models.Index(fields=["pool", "topic", "judging_order"], name="poolentry_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.qid} {self.docno}"

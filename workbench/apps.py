@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WorkbenchConfig(AppConfig):
+    name = "workbench"
+    verbose_name = "Test collections"

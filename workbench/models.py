@@ -1,0 +1,147 @@
+"""The shared domain: collections, their topics, documents and participants' runs.
+
+A run's ranked entries are not ORM rows: they are stored as one Parquet blob per run
+(``RunData``), so that pooling and evaluation read columnar arrays in one query, imports of
+a million lines stay a single INSERT, and the data lives in the database's transaction
+(an import that fails leaves nothing behind, on SQLite and PostgreSQL alike).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+BINARY_SCALE = [
+    {"grade": 0, "label": "Not relevant"},
+    {"grade": 1, "label": "Relevant"},
+]
+
+
+def default_scale() -> list[dict]:
+    return [dict(item) for item in BINARY_SCALE]
+
+
+def validate_scale(value) -> None:
+    if not isinstance(value, list) or len(value) < 2:
+        raise ValidationError("A relevance scale needs at least two grades.")
+    grades = []
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("grade"), int) or not item.get("label"):
+            raise ValidationError("Each grade needs an integer 'grade' and a 'label'.")
+        grades.append(item["grade"])
+    if grades != sorted(set(grades)):
+        raise ValidationError("Grades must be distinct and in increasing order.")
+
+
+slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]*$", "Use lowercase letters, digits, '-' and '_'.")
+
+
+class Collection(models.Model):
+    slug = models.SlugField(max_length=64, unique=True, validators=[slug_validator])
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    scale = models.JSONField(default=default_scale, validators=[validate_scale],
+                             help_text="Ordered grades with labels, lowest first.")
+    relevant_from = models.IntegerField(default=1, help_text="Lowest grade that counts as relevant.")
+    max_depth = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)],
+                                            help_text="Most documents a run may return per topic.")
+    researchers_may_download = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @property
+    def grades(self) -> list[int]:
+        return [item["grade"] for item in self.scale]
+
+    @property
+    def grade_labels(self) -> dict[int, str]:
+        return {item["grade"]: item["label"] for item in self.scale}
+
+    @property
+    def is_binary(self) -> bool:
+        return len(self.scale) == 2
+
+    def clean(self) -> None:
+        validate_scale(self.scale)
+        if self.relevant_from not in self.grades:
+            raise ValidationError({"relevant_from": "Must be one of the scale's grades."})
+
+
+class Topic(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="topics")
+    qid = models.CharField(max_length=64)
+    title = models.TextField(blank=True)
+    description = models.TextField(blank=True)
+    narrative = models.TextField(blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["collection", "qid"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "qid"], name="topic_unique_qid"),
+            models.CheckConstraint(condition=~Q(qid=""), name="topic_qid_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.qid}: {self.title}"
+
+
+class Document(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="documents")
+    docno = models.CharField(max_length=200)
+    title = models.TextField(blank=True)
+    text = models.TextField(blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+    length = models.PositiveIntegerField(default=0, help_text="Words in title and text: reading effort.")
+
+    class Meta:
+        ordering = ["collection", "docno"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "docno"], name="document_unique_docno"),
+            models.CheckConstraint(condition=~Q(docno=""), name="document_docno_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.docno
+
+
+class Run(models.Model):
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="runs")
+    tag = models.CharField(max_length=200)
+    team = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    source_file = models.CharField(max_length=500, blank=True)
+    imported_at = models.DateTimeField(auto_now_add=True)
+    contributes = models.BooleanField(default=True, help_text="Contributes documents to the pool.")
+    pool_priority = models.PositiveIntegerField(
+        default=1, help_text="The team's priority for pooling: 1 is pooled first.")
+    num_topics = models.PositiveIntegerField(default=0)
+    num_entries = models.PositiveIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, help_text="Checksum of the submitted file.")
+
+    class Meta:
+        ordering = ["collection", "tag"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "tag"], name="run_unique_tag"),
+            models.CheckConstraint(condition=~Q(tag=""), name="run_tag_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.tag
+
+
+class RunData(models.Model):
+    """The ranked entries of a run as a Parquet table (qid, docno, rank, score) in file order."""
+
+    run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="data")
+    parquet = models.BinaryField()
+
+    class Meta:
+        verbose_name_plural = "run data"

@@ -1,0 +1,12 @@
+"""Root URLs."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from workbench import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+]
