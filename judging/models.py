@@ -52,3 +52,43 @@ class Judgment(models.Model):
     def __str__(self) -> str:
         value = "cannot judge" if self.cannot_judge else self.grade
         return f"{self.topic.qid} {self.docno} = {value} ({self.assessor})"
+
+
+class Assignment(models.Model):
+    """A topic of a pool given to one assessor; its items are the documents they judge."""
+
+    pool = models.ForeignKey("pooling.Pool", on_delete=models.CASCADE, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    effort = models.PositiveIntegerField(default=0, help_text="Estimated reading effort (words) of its items.")
+
+    class Meta:
+        ordering = ["pool", "topic", "assessor"]
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "topic", "assessor"], name="assignment_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.qid} → {self.assessor}"
+
+
+class AssignmentItem(models.Model):
+    """One document an assessor must judge. ``latest`` points at their current judgment of it."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    docno = models.CharField(max_length=200)
+    judging_order = models.PositiveIntegerField()
+    latest = models.ForeignKey(Judgment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["assignment", "judging_order"]
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "docno"], name="assignmentitem_unique_doc"),
+        ]
+        indexes = [models.Index(fields=["assignment", "latest", "judging_order"], name="assignmentitem_queue")]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} {self.docno}"

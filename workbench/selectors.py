@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from django.db.models import QuerySet
 
-from workbench.models import Collection
+from workbench import runstore
+from workbench.models import Collection, RunData
 
 
 def is_organizer(user) -> bool:
@@ -20,3 +22,44 @@ def collections_visible_to(user) -> QuerySet[Collection]:
     if is_organizer(user):
         return Collection.objects.all()
     return Collection.objects.none()
+
+
+def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False) -> dict[str, pd.DataFrame]:
+    """Decoded run entries (qid, docno, rank, score in file order) by run tag, cached in-process."""
+    runs = collection.runs.all()
+    if tags is not None:
+        runs = runs.filter(tag__in=list(tags))
+    if contributing_only:
+        runs = runs.filter(contributes=True)
+    runs = list(runs.only("id", "tag", "sha256"))
+    frames: dict[str, pd.DataFrame] = {}
+    missing = []
+    for run in runs:
+        frame = runstore.frame_cache.get((run.id, run.sha256))
+        if frame is None:
+            missing.append(run)
+        else:
+            frames[run.tag] = frame
+    if missing:
+        blobs = dict(RunData.objects.filter(run__in=missing).values_list("run_id", "parquet"))
+        for run in missing:
+            frame = runstore.decode(blobs[run.id])
+            runstore.frame_cache.put((run.id, run.sha256), frame)
+            frames[run.tag] = frame
+    return {run.tag: frames[run.tag] for run in runs}
+
+
+def collection_summary(collection: Collection) -> dict:
+    """What `show_collection` prints."""
+    from judging.models import Judgment
+    from pooling.models import PoolEntry
+
+    return {
+        "slug": collection.slug,
+        "name": collection.name,
+        "topics": collection.topics.count(),
+        "documents": collection.documents.count(),
+        "runs": list(collection.runs.order_by("tag").values_list("tag", flat=True)),
+        "judgments": Judgment.objects.filter(collection=collection).count(),
+        "pool": PoolEntry.objects.filter(pool__collection=collection).values("topic_id", "docno").distinct().count(),
+    }

@@ -8,5 +8,6 @@ from workbench import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("judge/", include("judging.urls")),
     path("admin/", admin.site.urls),
 ]

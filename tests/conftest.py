@@ -1,0 +1,36 @@
+"""Shared fixtures: the three kinds of user, and small collections built in the test itself."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from tests import factories
+
+
+@pytest.fixture
+def organizer(db) -> User:
+    user = User.objects.create_user("olivia", password="pw-organizer")
+    group, _ = Group.objects.get_or_create(name="organizers")
+    user.groups.add(group)
+    return user
+
+
+@pytest.fixture
+def assessor(db) -> User:
+    return User.objects.create_user("arthur", password="pw-assessor")
+
+
+@pytest.fixture
+def outsider(db) -> User:
+    return User.objects.create_user("oscar", password="pw-outsider")
+
+
+@pytest.fixture
+def collection(db):
+    return factories.collection_with_topics()
+
+
+@pytest.fixture
+def run_files(tmp_path):
+    return factories.write_runs(tmp_path)

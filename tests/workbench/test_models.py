@@ -1,0 +1,56 @@
+"""The database enforces the domain's invariants."""
+
+from io import StringIO
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from judging.models import Judgment
+from tests import factories
+from workbench import runstore, selectors
+from workbench.models import Run, Topic
+
+
+def test_a_qid_is_unique_within_a_collection_but_not_across(collection):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Topic.objects.create(collection=collection, qid="301", title="again")
+    other = factories.collection_with_topics(slug="other")
+    assert other.topics.filter(qid="301").exists()
+
+
+def test_a_run_tag_is_unique_within_a_collection(collection):
+    Run.objects.create(collection=collection, tag="bm25")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Run.objects.create(collection=collection, tag="bm25")
+
+
+def test_a_judgment_has_a_grade_unless_the_assessor_could_not_judge(collection):
+    topic = collection.topics.get(qid="301")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(collection=collection, topic=topic, docno="d1", grade=None, assessor="a")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(collection=collection, topic=topic, docno="d1", grade=1, cannot_judge=True,
+                                assessor="a")
+    Judgment.objects.create(collection=collection, topic=topic, docno="d1", cannot_judge=True, assessor="a")
+
+
+def test_a_judgment_is_revised_at_most_once(collection):
+    topic = collection.topics.get(qid="301")
+    first = Judgment.objects.create(collection=collection, topic=topic, docno="d1", grade=1, assessor="a")
+    Judgment.objects.create(collection=collection, topic=topic, docno="d1", grade=0, assessor="a", previous=first)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Judgment.objects.create(collection=collection, topic=topic, docno="d1", grade=1, assessor="a",
+                                previous=first)
+
+
+def test_run_entries_round_trip_through_the_columnar_store(collection, run_files):
+    from django.core.management import call_command
+
+    call_command("import_runs", "robust", str(run_files[1]), stdout=StringIO())
+    runstore.frame_cache.clear()
+    frame = selectors.run_frames(collection)["beta"]
+    assert list(frame.columns) == ["qid", "docno", "rank", "score"]
+    assert list(frame["qid"].astype(str)) == ["301", "301", "302", "302", "302"]
+    assert frame["rank"].tolist() == [1, 2, 1, 2, 3]
+    again = selectors.run_frames(collection)["beta"]
+    assert again is frame, "a second read comes from the in-process cache"

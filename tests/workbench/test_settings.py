@@ -1,0 +1,65 @@
+"""Settings come from the environment and fail loudly on bad values."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load_settings(env: dict) -> subprocess.CompletedProcess:
+    code = ("import os; os.environ['DJANGO_SETTINGS_MODULE']='workbench.settings';"
+            "from django.conf import settings; d=settings.DATABASES['default'];"
+            "print(d['ENGINE'], d['NAME'], settings.DEBUG, settings.ALLOWED_HOSTS)")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={"PATH": "/usr/bin:/bin", **env},
+                          capture_output=True, text=True)
+
+
+def test_secret_key_is_required_unless_debug():
+    result = load_settings({})
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set unless DEBUG=1" in result.stderr
+    assert load_settings({"SECRET_KEY": "s3cret"}).returncode == 0
+    assert load_settings({"DEBUG": "1"}).returncode == 0
+
+
+def test_sqlite_under_var_is_the_default_database(tmp_path):
+    result = load_settings({"DEBUG": "1", "WORKBENCH_VAR_DIR": str(tmp_path)})
+    assert result.stdout.split()[:2] == ["django.db.backends.sqlite3", str(tmp_path / "workbench.sqlite3")]
+
+
+def test_database_url_selects_postgresql():
+    result = load_settings({"DEBUG": "1", "DATABASE_URL": "postgres://u@db.example:5433/track"})
+    assert result.stdout.split()[:2] == ["django.db.backends.postgresql", "track"]
+
+
+def test_a_bad_boolean_fails_loudly():
+    result = load_settings({"DEBUG": "maybe"})
+    assert result.returncode != 0 and "DEBUG='maybe' is not a boolean" in result.stderr
+
+
+def test_allowed_hosts_is_a_comma_separated_list():
+    result = load_settings({"SECRET_KEY": "x", "ALLOWED_HOSTS": "track.example.org, 10.0.0.5"})
+    assert "['track.example.org', '10.0.0.5']" in result.stdout
+
+
+def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(db):
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA busy_timeout")
+        assert cursor.fetchone()[0] >= 5000
+        cursor.execute("PRAGMA journal_mode")
+        # the test database lives in memory, where SQLite reports "memory"; files get "wal"
+        assert cursor.fetchone()[0] in {"wal", "memory"}
+
+
+def test_a_database_file_runs_in_wal_mode(tmp_path):
+    code = ("import os, django; os.environ['DJANGO_SETTINGS_MODULE']='workbench.settings'; django.setup();"
+            "from django.db import connection; c=connection.cursor(); c.execute('PRAGMA journal_mode');"
+            "print(c.fetchone()[0])")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin", "DEBUG": "1", "WORKBENCH_VAR_DIR": str(tmp_path)})
+    assert result.stdout.strip() == "wal", result.stderr

@@ -1,0 +1,76 @@
+"""`make demo`: the demo collection and its users, built once and kept on later runs."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+
+from workbench.models import Collection
+from workbench.services import RunSpec, collection_create, documents_import, runs_import, topics_import
+
+DEMO_SLUG = "demo"
+DEMO_PASSWORD = "demo"
+DEMO_SCALE = [
+    {"grade": 0, "label": "Not relevant"},
+    {"grade": 1, "label": "Relevant"},
+    {"grade": 2, "label": "Highly relevant"},
+]
+
+
+@dataclass
+class DemoReport:
+    created: bool
+    users: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def organizers_group() -> Group:
+    group, _ = Group.objects.get_or_create(name="organizers")
+    return group
+
+
+@transaction.atomic
+def demo_users_ensure() -> list[str]:
+    """The organizer (staff, so the admin works) and two assessors, each with the password "demo"."""
+    names = []
+    for username, is_organizer in [("organizer", True), ("assessor", False), ("assessor2", False)]:
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            user.set_password(DEMO_PASSWORD)
+            user.is_staff = is_organizer
+            user.is_superuser = is_organizer
+            user.save()
+            if is_organizer:
+                user.groups.add(organizers_group())
+        names.append(username)
+    return names
+
+
+@transaction.atomic
+def demo_build() -> DemoReport:
+    """Build the demo collection unless it exists; existing data is never touched."""
+    from workbench.demo import build_demo_files
+
+    report = DemoReport(created=False, users=demo_users_ensure())
+    if Collection.objects.filter(slug=DEMO_SLUG).exists():
+        report.lines.append(f"collection {DEMO_SLUG!r} exists: keeping its data")
+        return report
+    collection = collection_create(
+        slug=DEMO_SLUG, name="Python standard library documentation", scale=DEMO_SCALE, relevant_from=1,
+        description="Documents are the docstrings of the Python standard library; topics are programming "
+                    "questions; runs come from BM25, TF-IDF and query-likelihood retrieval.")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = build_demo_files(Path(tmp))
+        topics = topics_import(collection=collection, source=files.topics)
+        documents = documents_import(collection=collection, sources=[files.documents])
+        runs = runs_import(collection=collection, specs=[
+            RunSpec(source=run.path, team=run.team, description=run.description, pool_priority=priority)
+            for priority, run in enumerate(files.runs, start=1)])
+    report.created = True
+    report.lines.append(f"collection {DEMO_SLUG!r}: {topics.created} topics, {documents.created} documents, "
+                        f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)})")
+    return report

@@ -1,0 +1,195 @@
+"""Whitespace-separated columns (runs, qrels) into a pyarrow table, fast when the file is clean.
+
+Three paths, each taken only when the one before cannot be:
+
+1. **fast**: the file uses one separator (a single space, or a single tab) and nothing else that is
+   whitespace: pyarrow's multithreaded CSV reader parses it as is.
+2. **normalised**: tabs, runs of blanks, blanks at the ends of lines, CR/VT/FF are rewritten to single
+   spaces (line numbers are kept: newlines are never touched), then pyarrow parses that.
+3. **line by line**: pyarrow refused the normalised text (wrong column count, a value of the wrong
+   type, invalid UTF-8). Python walks the lines, records every problem with its line number, and
+   builds the table from the good lines so that later checks still see them.
+
+Blank lines are skipped everywhere (trec_eval does the same), so a row is not always line ``row + 1``:
+:class:`LineMap` finds the line of any row, lazily, only when a message needs it.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
+from workbench.formats.errors import Problems
+
+_INT = re.compile(rb"[+-]?\d+")
+_FLOAT = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)", re.IGNORECASE)
+_INT64_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Column:
+    """One whitespace-separated field: its name, its arrow type, and whether the table keeps it."""
+
+    name: str
+    type: pa.DataType
+    keep: bool = True
+
+
+def parse_int(raw: bytes) -> int | None:
+    if _INT.fullmatch(raw) is None:
+        return None
+    value = int(raw)
+    return value if -_INT64_MAX - 1 <= value <= _INT64_MAX else None
+
+
+def parse_float(raw: bytes) -> float | None:
+    return float(raw) if _FLOAT.fullmatch(raw) is not None else None
+
+
+class LineMap:
+    """Row index -> 1-based line number, for the rows that messages mention.
+
+    Built either from the parsed bytes (row ``r`` is the ``r``-th non-empty line, computed on first
+    use) or from an explicit array of line numbers (line-by-line path).
+    """
+
+    def __init__(self, data: bytes | mmap.mmap | None = None, lines: np.ndarray | None = None) -> None:
+        self._data = data
+        self._lines = lines
+
+    def _table(self) -> np.ndarray:
+        if self._lines is None:
+            raw = np.frombuffer(self._data if self._data is not None else b"", dtype=np.uint8)
+            newlines = np.flatnonzero(raw == 10)
+            starts = np.concatenate(([0], newlines + 1))
+            ends = np.concatenate((newlines, [raw.size]))
+            self._lines = np.flatnonzero(ends > starts) + 1
+            self._data = None
+        return self._lines
+
+    def __call__(self, rows: np.ndarray | Sequence[int]) -> np.ndarray:
+        return self._table()[np.asarray(rows, dtype=np.int64)]
+
+    def line(self, row: int) -> int:
+        return int(self._table()[row])
+
+
+def normalise(data: bytes) -> bytes:
+    """Every run of blanks (space, tab, CR, VT, FF) -> one space; no blank at either end of a line.
+
+    >>> normalise(b" 1\\tQ0  D1 \\r\\n\\n2 Q0 D2")
+    b'1 Q0 D1\\n\\n2 Q0 D2'
+    """
+    data = data.translate(_BLANKS)
+    while b"  " in data:
+        data = data.replace(b"    ", b" ").replace(b"  ", b" ")
+    data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n")
+    if data.startswith(b" "):
+        data = data[1:]
+    if data.endswith(b" "):
+        data = data[:-1]
+    return data
+
+
+_BLANKS = bytes.maketrans(b"\t\r\x0b\x0c", b"    ")
+
+
+class _Refused(Exception):
+    """pyarrow parsed the bytes, but not as their whitespace-split fields (a field came out empty)."""
+
+
+def _arrow_read(data: bytes | mmap.mmap, columns: Sequence[Column], delimiter: str) -> pa.Table:
+    """pyarrow's reader; a table with an empty field (two separators in a row) is refused."""
+    table = pa_csv.read_csv(
+        pa.BufferReader(pa.py_buffer(data)),
+        read_options=pa_csv.ReadOptions(column_names=[c.name for c in columns], block_size=1 << 22),
+        parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
+                                          double_quote=False, newlines_in_values=False),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={c.name: c.type for c in columns}, null_values=[], true_values=[],
+            false_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+    )
+    for column in columns:
+        values = table.column(column.name)
+        if pa.types.is_string(column.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+            raise _Refused(column.name)
+    return table.select([c.name for c in columns if c.keep])
+
+
+def _empty(columns: Sequence[Column]) -> pa.Table:
+    return pa.table({c.name: pa.array([], type=c.type) for c in columns if c.keep})
+
+
+def _clean_separator(data: bytes | mmap.mmap) -> str | None:
+    """The single separator of a file that needs no normalising, or None."""
+    if data.find(b"\r") >= 0 or data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0:
+        return None
+    has_tab = data.find(b"\t") >= 0
+    if has_tab and data.find(b" ") >= 0:
+        return None
+    return "\t" if has_tab else " "
+
+
+def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: Problems,
+                 describe: Callable[[str, bytes], str]) -> tuple[pa.Table, LineMap]:
+    """Parse ``data`` into the typed, kept ``columns``; structural problems go to ``problems``.
+
+    ``describe(column_name, raw_value)`` words the message for a value that does not convert.
+    """
+    if not len(data):
+        return _empty(columns), LineMap(lines=np.zeros(0, dtype=np.int64))
+    separator = _clean_separator(data)
+    if separator is not None:
+        try:
+            return _arrow_read(data, columns, separator), LineMap(data)
+        except (pa.ArrowInvalid, UnicodeDecodeError, _Refused):
+            pass
+    data = normalise(bytes(data))
+    try:
+        return _arrow_read(data, columns, " "), LineMap(data)
+    except (pa.ArrowInvalid, UnicodeDecodeError, _Refused):
+        return _read_lines(data, columns, problems, describe)
+
+
+def _read_lines(data: bytes, columns: Sequence[Column], problems: Problems,
+                describe: Callable[[str, bytes], str]) -> tuple[pa.Table, LineMap]:
+    """The slow path: every line checked in Python, every problem recorded with its line number."""
+    expected = len(columns)
+    layout = " ".join(c.name for c in columns)
+    converters = {pa.int64(): parse_int, pa.float64(): parse_float}
+    kept = [(i, c) for i, c in enumerate(columns) if c.keep]
+    values: dict[str, list] = {c.name: [] for _, c in kept}
+    lines: list[int] = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line:
+            continue
+        fields = line.split(b" ")
+        if len(fields) != expected:
+            problems.add(number, f"expected {expected} columns ({layout}), found {len(fields)}")
+            continue
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.add(number, "line is not valid UTF-8")
+            continue
+        row = []
+        for i, column in kept:
+            convert = converters.get(column.type)
+            value = fields[i].decode("utf-8") if convert is None else convert(fields[i])
+            if value is None:
+                problems.add(number, describe(column.name, fields[i]))
+                break
+            row.append(value)
+        else:
+            for (_, column), value in zip(kept, row, strict=True):
+                values[column.name].append(value)
+            lines.append(number)
+    table = pa.table({c.name: pa.array(values[c.name], type=c.type) for _, c in kept})
+    return table, LineMap(lines=np.asarray(lines, dtype=np.int64))

@@ -1,0 +1,169 @@
+"""Documents: TREC SGML (``<DOC><DOCNO>..</DOCNO>..</DOC>``) or JSONL, streamed one at a time.
+
+- ``trec``: the text between ``<DOCNO>`` and ``</DOCNO>`` is the docno. A ``<TITLE>``, ``<HEADLINE>``,
+  ``<HEAD>`` or ``<HL>`` element becomes the title (several are joined); the text of every other
+  element, and text outside any element, becomes the text, tags removed, HTML entities decoded,
+  blank lines dropped. Anything between documents is ignored.
+- ``jsonl``: one object per line; the docno from ``docno``, ``id`` or ``_id``; ``title``; the text from
+  ``text``, ``contents`` or ``body``; every other key goes to ``extra``.
+
+The file is read in blocks of about 1 MB: memory stays flat however large the corpus. A document
+without a docno, a ``<DOC>`` without ``</DOC>``, or a docno seen before is a :class:`FormatError`
+naming the line where the document starts.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, TextIO
+
+from workbench.formats.errors import FormatError
+from workbench.formats.sources import Source, display_name, open_text
+
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One document: its docno, title, text and any other fields of the source."""
+
+    docno: str
+    title: str
+    text: str
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+def iter_documents(source: Source, *, name: str | None = None, format: str | None = None,
+                   check_duplicates: bool = True) -> Iterator[DocumentRecord]:
+    """Yield the documents of ``source`` in file order (``format``: ``trec``, ``jsonl``, or None to detect).
+
+    >>> import io
+    >>> doc = next(iter_documents(io.StringIO("<DOC>\\n<DOCNO> 7 </DOCNO>\\n<TITLE>On rays</TITLE>\\nGamma\\n</DOC>")))
+    >>> doc.docno, doc.title, doc.text
+    ('7', 'On rays', 'Gamma')
+    """
+    name = display_name(source, name)
+    with open_text(source) as handle:
+        head = handle.read(_BLOCK).removeprefix("\ufeff")
+        chosen = format or ("jsonl" if head.lstrip().startswith("{") else "trec")
+        if chosen == "trec":
+            records = _trec_documents(handle, head, name)
+        elif chosen == "jsonl":
+            records = _jsonl_documents(handle, head, name)
+        else:
+            raise FormatError([f"{name}:1: unknown documents format {chosen!r} (one of trec, jsonl)"])
+        seen: dict[str, int] = {}
+        for line, record in records:
+            if check_duplicates:
+                first = seen.setdefault(record.docno, line)
+                if first != line:
+                    raise FormatError([f"{name}:{line}: document {record.docno!r} appears more than once "
+                                       f"(first at line {first})"])
+            yield record
+        if not seen and check_duplicates:
+            raise FormatError([f"{name}:1: no documents found (read as {chosen})"])
+
+
+_DOC_OPEN = re.compile(r"<DOC(?=[\s>])[^>]*>", re.IGNORECASE)
+_DOC_CLOSE = re.compile(r"</DOC\s*>", re.IGNORECASE)
+_DOCNO = re.compile(r"<DOCNO(?=[\s>])[^>]*>(.*?)</DOCNO\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)[^>]*>")
+_TITLE_TAGS = frozenset({"title", "headline", "head", "hl"})
+
+
+def _trec_documents(handle: TextIO, buffer: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
+    """Find ``<DOC>..</DOC>`` spans in a buffer refilled block by block; ``line`` is the line at ``position``."""
+    position, line, eof = 0, 1, False
+    while True:
+        opening = _DOC_OPEN.search(buffer, position)
+        closing = _DOC_CLOSE.search(buffer, opening.end()) if opening else None
+        if opening is not None and closing is not None:
+            line += buffer.count("\n", position, opening.start())
+            body = buffer[opening.end(): closing.start()]
+            nested = _DOC_OPEN.search(body)
+            if nested is not None:
+                where = line + buffer.count("\n", opening.start(), opening.end() + nested.start())
+                raise FormatError([f"{name}:{line}: <DOC> without </DOC> before the next <DOC> (line {where})"])
+            yield line, _sgml_document(body, name, line)
+            line += buffer.count("\n", opening.start(), closing.end())
+            position = closing.end()
+            continue
+        if eof:
+            if opening is not None:
+                start = line + buffer.count("\n", position, opening.start())
+                raise FormatError([f"{name}:{start}: <DOC> without </DOC>"])
+            return
+        # keep the open document, or a short tail that may hold the start of a split tag
+        keep = opening.start() if opening is not None else max(position, len(buffer) - 256)
+        line += buffer.count("\n", position, keep)
+        chunk = handle.read(_BLOCK)
+        eof = not chunk
+        buffer, position = buffer[keep:] + chunk, 0
+
+
+def _sgml_document(body: str, name: str, line: int) -> DocumentRecord:
+    docno = _DOCNO.search(body)
+    if docno is None or not docno.group(1).strip():
+        raise FormatError([f"{name}:{line}: document has no <DOCNO>"])
+    rest = body[: docno.start()] + "\n" + body[docno.end():]
+    title_parts: list[str] = []
+    text_parts: list[str] = []
+    depth = 0  # how many title elements are open
+    cursor = 0
+    for tag in _TAG.finditer(rest):
+        (title_parts if depth else text_parts).append(rest[cursor: tag.start()])
+        cursor = tag.end()
+        if tag.group(2).lower() in _TITLE_TAGS:
+            depth = max(0, depth - 1) if tag.group(1) else depth + 1
+    (title_parts if depth else text_parts).append(rest[cursor:])
+    title = " ".join(html.unescape(" ".join(title_parts)).split())
+    lines = (" ".join(part.split()) for part in html.unescape("\n".join(text_parts)).split("\n"))
+    return DocumentRecord(docno=docno.group(1).strip(), title=title, text="\n".join(x for x in lines if x))
+
+
+_JSON_IDS = ("docno", "id", "_id")
+_JSON_TEXTS = ("text", "contents", "body")
+
+
+def _jsonl_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
+    pending = ""
+    number = 0
+    chunk = head
+    while chunk:
+        lines = (pending + chunk).split("\n")
+        pending = lines.pop()
+        for line in lines:
+            number += 1
+            record = _json_document(line, name, number)
+            if record is not None:
+                yield number, record
+        chunk = handle.read(_BLOCK)
+    if pending.strip():
+        record = _json_document(pending, name, number + 1)
+        if record is not None:
+            yield number + 1, record
+
+
+def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise FormatError([f"{name}:{number}: not valid JSON: {exc.msg}"]) from None
+    if not isinstance(item, dict):
+        raise FormatError([f"{name}:{number}: expected a JSON object"])
+    id_key = next((key for key in _JSON_IDS if item.get(key) not in (None, "")), None)
+    if id_key is None:
+        raise FormatError([f"{name}:{number}: document has no id (one of {', '.join(_JSON_IDS)})"])
+    docno = str(item.pop(id_key))
+    title = item.pop("title", "") or ""
+    text_key = next((key for key in _JSON_TEXTS if key in item), None)
+    text = (item.pop(text_key) or "") if text_key else ""
+    return DocumentRecord(docno=docno, title=str(title).strip(), text=str(text).strip(),
+                          extra=MappingProxyType(item))

@@ -1,0 +1,75 @@
+"""TREC qrels: ``qid iter docno rel``, any whitespace, the ``iter`` column ignored.
+
+Real files carry ``0``, ``Q0`` or a judging round such as ``1.5`` in the second column. Grades are
+integers, negatives allowed (trec_eval reads ``-1`` as "pooled but not judged").
+
+Duplicates: a (qid, docno) pair judged twice is an error here. trec_eval 9.0.8 reads the file
+(``get_qrels.c``), sorts the judgments by qid then docno, and when it evaluates that topic
+``form_res_rels.c`` stops with ``trec_eval.form_res_rels: duplicate docs DOCNO``: it neither keeps
+the first nor the last grade. Refusing the file up front, naming both lines, is the same outcome
+with a better message.
+
+The frame: ``qid`` is a pandas ``Categorical`` of ``str`` with categories sorted like ``strcmp``,
+``docno`` pandas' ``str`` dtype, ``rel`` int64; file order, RangeIndex.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from workbench.formats import checks
+from workbench.formats.columns import Column, read_columns
+from workbench.formats.errors import Problems
+from workbench.formats.sources import Source, display_name, read_buffer
+
+QRELS_COLUMNS = (Column("qid", pa.string()), Column("iter", pa.string(), keep=False), Column("docno", pa.string()),
+                 Column("rel", pa.int64()))
+
+
+def _describe(column: str, raw: bytes) -> str:
+    return f"grade {raw.decode('utf-8', 'replace')!r} is not an integer"
+
+
+def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 20) -> pd.DataFrame:
+    """Read a qrels file; raise :class:`FormatError` (every problem, ``path:LINE: ...``) on bad input.
+
+    >>> import io
+    >>> read_qrels(io.StringIO("301 0 D1 2\\n301\\tQ0\\tD2\\t-1\\n")).to_dict("list")
+    {'qid': ['301', '301'], 'docno': ['D1', 'D2'], 'rel': [2, -1]}
+    """
+    name = display_name(source, name)
+    problems = Problems(name, max_problems)
+    table, lines = read_columns(read_buffer(source), QRELS_COLUMNS, problems, _describe)
+    codes, qids = checks.sorted_categories(table.column("qid"))
+    docno = table.column("docno")
+    if table.num_rows == 0 and not problems:
+        problems.add(1, "the file is empty: no judgments")
+    later, first = checks.duplicate_rows(codes, len(qids), docno)
+    if later.size:
+        shown = np.argsort(later, kind="stable")[: problems.cap]
+        names = docno.take(pa.array(later[shown])).to_pylist()
+        problems.add_many(((lines.line(int(later[i])), f"document {doc!r} is judged more than once for topic "
+                            f"{qids[codes[later[i]]]!r} (first at line {lines.line(int(first[i]))})")
+                           for i, doc in zip(shown, names, strict=True)), later.size)
+    problems.raise_if_any()
+    return pd.DataFrame({
+        "qid": checks.categorical(codes, qids),
+        "docno": docno.to_pandas(),
+        "rel": table.column("rel").to_numpy(),
+    })
+
+
+def write_qrels(frame: pd.DataFrame, dest: Source) -> None:
+    """Write ``frame`` (``qid``, ``docno``, ``rel``) as ``qid 0 docno rel`` lines, sorted by qid then
+    docno as strings (byte order, like ``LC_ALL=C sort``); ``dest`` is a path (``.gz`` compressed) or a
+    file object.
+    """
+    from workbench.formats.writers import write_columns
+
+    ordered = pd.DataFrame({"qid": frame["qid"].astype(str), "docno": frame["docno"].astype(str),
+                            "rel": frame["rel"].to_numpy(np.int64)})
+    ordered = ordered.sort_values(["qid", "docno"], kind="stable")
+    write_columns({"qid": ordered["qid"], "iter": "0", "docno": ordered["docno"], "rel": ordered["rel"]},
+                  len(ordered), dest)

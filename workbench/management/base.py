@@ -1,0 +1,47 @@
+"""Shared behaviour of the workbench's management commands: one clear line per problem on
+standard error, a non-zero exit, no traceback; progress bars only on a terminal."""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from workbench.models import Collection
+from workbench.services import ImportRefused
+
+
+class Error(CommandError):
+    """Django prints a CommandError as "ClassName: message", so this reads "Error: path:3: ..."."""
+
+
+class WorkbenchCommand(BaseCommand):
+    max_problems_shown = 50
+
+    def execute(self, *args, **options):
+        try:
+            return super().execute(*args, **options)
+        except ImportRefused as exc:
+            if len(exc.problems) == 1:
+                raise Error(exc.problems[0]) from None
+            shown = exc.problems[: self.max_problems_shown]
+            for line in shown:
+                self.stderr.write(f"Error: {line}")
+            if len(exc.problems) > len(shown):
+                self.stderr.write(f"Error: ... and {len(exc.problems) - len(shown)} more")
+            raise Error(f"{len(exc.problems)} problems; nothing was imported") from None
+        except ValidationError as exc:
+            raise Error("; ".join(exc.messages)) from None
+
+    @staticmethod
+    def get_collection(slug: str) -> Collection:
+        try:
+            return Collection.objects.get(slug=slug)
+        except Collection.DoesNotExist:
+            raise Error(f"no collection {slug!r} (create it with create_collection)") from None
+
+    def progress(self, total: int | None, unit: str, desc: str):
+        from tqdm import tqdm
+
+        return tqdm(total=total, unit=unit, desc=desc, disable=not sys.stderr.isatty(), leave=False)

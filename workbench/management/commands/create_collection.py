@@ -1,0 +1,27 @@
+from workbench.management.base import WorkbenchCommand
+from workbench.services import collection_create, parse_scale
+
+
+class Command(WorkbenchCommand):
+    help = "Create a test collection with its relevance scale."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--name", default="")
+        parser.add_argument("--description", default="")
+        parser.add_argument("--grades", default=None,
+                            help='Relevance scale, e.g. "0=Not relevant,1=Relevant,2=Highly relevant" '
+                                 "(default: binary 0/1)")
+        parser.add_argument("--relevant-from", type=int, default=None,
+                            help="Lowest grade that counts as relevant (default: the lowest positive grade)")
+        parser.add_argument("--max-depth", type=int, default=1000,
+                            help="Most documents a run may return per topic (default 1000)")
+
+    def handle(self, *args, **opts):
+        scale = parse_scale(opts["grades"]) if opts["grades"] else None
+        collection = collection_create(slug=opts["slug"], name=opts["name"], scale=scale,
+                                       relevant_from=opts["relevant_from"], max_depth=opts["max_depth"],
+                                       description=opts["description"])
+        labels = ", ".join(f"{g}={label}" for g, label in collection.grade_labels.items())
+        self.stdout.write(f"created collection {collection.slug!r}: grades {labels}; "
+                          f"relevant from {collection.relevant_from}")

@@ -1,0 +1,19 @@
+from workbench.management.base import WorkbenchCommand
+from workbench.services import documents_import
+
+
+class Command(WorkbenchCommand):
+    help = "Import documents (TREC SGML or JSONL; .gz accepted) into a collection, atomically."
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("--replace", action="store_true", help="Update documents whose docno exists")
+
+    def handle(self, *args, **opts):
+        collection = self.get_collection(opts["slug"])
+        with self.progress(None, "doc", "documents") as bar:
+            summary = documents_import(collection=collection, sources=opts["files"], replace=opts["replace"],
+                                       progress=bar.update)
+        self.stdout.write(f"imported {summary.created} documents into {collection.slug!r}"
+                          + (f" ({summary.updated} updated)" if summary.updated else ""))

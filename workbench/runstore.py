@@ -1,0 +1,85 @@
+"""Columnar storage of a run's ranked entries.
+
+Each run's entries (qid, docno, rank, score in file order) are one Parquet table held in the
+database (``RunData.parquet``). Reading a run is one row fetch and a pyarrow decode, and
+decoded frames are cached in-process by (run id, checksum) so that pooling and evaluation
+over many runs do not decode the same blob twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections import OrderedDict
+from threading import Lock
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+COLUMNS = ["qid", "docno", "rank", "score"]
+_SCHEMA = pa.schema([
+    ("qid", pa.dictionary(pa.int32(), pa.string())),
+    ("docno", pa.string()),
+    ("rank", pa.int64()),
+    ("score", pa.float64()),
+])
+
+
+def encode(frame: pd.DataFrame) -> bytes:
+    """Serialise a run frame (columns qid, docno, rank, score; file order) to Parquet bytes."""
+    table = pa.Table.from_pandas(
+        pd.DataFrame({
+            "qid": frame["qid"].astype(str).astype("category"),
+            "docno": frame["docno"].astype(str),
+            "rank": frame["rank"].astype("int64"),
+            "score": frame["score"].astype("float64"),
+        }),
+        schema=_SCHEMA,
+        preserve_index=False,
+    )
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", use_dictionary=["qid"])
+    return sink.getvalue()
+
+
+def decode(blob: bytes | memoryview) -> pd.DataFrame:
+    """Parquet bytes back to a frame: qid categorical, docno str, rank int64, score float64."""
+    table = pq.read_table(pa.BufferReader(bytes(blob)))
+    frame = table.to_pandas()
+    frame["qid"] = frame["qid"].astype("category")
+    return frame
+
+
+def checksum(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class _FrameCache:
+    """A small LRU of decoded run frames keyed by (run id, checksum)."""
+
+    def __init__(self, max_entries: int = 256) -> None:
+        self._data: OrderedDict[tuple[int, str], pd.DataFrame] = OrderedDict()
+        self._lock = Lock()
+        self.max_entries = max_entries
+
+    def get(self, key: tuple[int, str]) -> pd.DataFrame | None:
+        with self._lock:
+            frame = self._data.get(key)
+            if frame is not None:
+                self._data.move_to_end(key)
+            return frame
+
+    def put(self, key: tuple[int, str], frame: pd.DataFrame) -> None:
+        with self._lock:
+            self._data[key] = frame
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_entries:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+frame_cache = _FrameCache()
