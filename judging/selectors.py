@@ -1,0 +1,162 @@
+"""Reads of judgments: the current grades, and qrels under a choice of policy."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judging.models import Judgment
+from workbench.models import Collection
+
+JUDGMENT_COLUMNS = ["assessor", "qid", "docno", "grade", "source"]
+
+
+def current_judgments(collection: Collection, *, assessor: str | None = None) -> pd.DataFrame:
+    """The latest record of each assessor for each (topic, document), "cannot judge" excluded.
+
+    Columns: assessor, qid, docno, grade, source.
+    """
+    records = Judgment.objects.filter(collection=collection)
+    if assessor is not None:
+        records = records.filter(assessor=assessor)
+    rows = records.order_by("created_at", "id").values_list(
+        "assessor", "topic__qid", "docno", "grade", "source", "cannot_judge")
+    frame = pd.DataFrame.from_records(list(rows), columns=[*JUDGMENT_COLUMNS, "cannot_judge"])
+    if frame.empty:
+        return frame.drop(columns="cannot_judge").astype({"grade": "int64"})
+    frame = frame.drop_duplicates(["assessor", "qid", "docno"], keep="last")
+    frame = frame[~frame["cannot_judge"].astype(bool)].drop(columns="cannot_judge")
+    return frame.astype({"grade": "int64"}).reset_index(drop=True)
+
+
+def qrels(collection: Collection, *, assessor: str | None = None) -> pd.DataFrame:
+    """Qrels (qid, docno, rel) sorted by qid then docno.
+
+    With ``assessor``, that assessor's current grades. Otherwise, per document: the adjudicated
+    grade where an organizer set one, else the majority of the assessors' current grades (a tie
+    goes to the lower grade: a document counts as relevant only if most assessors say so).
+    """
+    frame = current_judgments(collection, assessor=assessor)
+    if frame.empty:
+        return pd.DataFrame({"qid": pd.Series(dtype=str), "docno": pd.Series(dtype=str),
+                             "rel": pd.Series(dtype="int64")})
+    if assessor is None:
+        adjudicated = frame[frame["source"] == Judgment.Source.ADJUDICATION]
+        rest = frame[frame["source"] != Judgment.Source.ADJUDICATION]
+        counts = rest.groupby(["qid", "docno", "grade"]).size().rename("n").reset_index()
+        counts = counts.sort_values(["qid", "docno", "n", "grade"], ascending=[True, True, False, True])
+        majority = counts.drop_duplicates(["qid", "docno"], keep="first")[["qid", "docno", "grade"]]
+        frame = pd.concat([adjudicated[["qid", "docno", "grade"]], majority])
+        frame = frame.drop_duplicates(["qid", "docno"], keep="first")
+    out = frame.rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
+    return sort_qrels(out)
+
+
+def _qid_key(values: pd.Series) -> pd.Series:
+    """Numeric topic ids sort as numbers (2 before 10); others as strings."""
+    if values.str.fullmatch(r"\d+").all():
+        return values.astype("int64")
+    return values
+
+
+def sort_qrels(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.sort_values("docno", kind="stable")
+    frame = frame.sort_values("qid", key=_qid_key, kind="stable")
+    return frame.reset_index(drop=True)
+
+
+# --- the assessor's queue -------------------------------------------------------------------------
+
+def assessor_queue(user) -> list[dict]:
+    """The assessor's assignments with progress, in the order they are judged."""
+    from judging.assignments import assignment_progress
+    from judging.models import Assignment
+
+    assignments = list(Assignment.objects.filter(assessor=user).select_related("topic", "pool__collection")
+                       .order_by("pool_id", "id"))
+    progress = assignment_progress([a.pk for a in assignments])
+    rows = []
+    for assignment in assignments:
+        judged, total = progress.get(assignment.pk, (0, 0))
+        rows.append({"assignment": assignment, "topic": assignment.topic,
+                     "collection": assignment.pool.collection, "judged": judged, "total": total})
+    return rows
+
+
+def next_item_for(user, *, assignment_id: int | None = None):
+    """The next document this assessor has not judged: in the given assignment if it has one left,
+    else in their other assignments, in judging order."""
+    from judging.models import AssignmentItem
+
+    pending = AssignmentItem.objects.filter(assignment__assessor=user, latest__isnull=True)
+    if assignment_id is not None:
+        item = pending.filter(assignment_id=assignment_id).order_by("judging_order").first()
+        if item is not None:
+            return item
+    return pending.order_by("assignment__pool_id", "assignment_id", "judging_order").first()
+
+
+def item_for(user, item_id: int):
+    """One of the assessor's own items, or None: nobody reaches another assessor's work by URL."""
+    from judging.models import AssignmentItem
+
+    return (AssignmentItem.objects.select_related("assignment__topic", "assignment__pool__collection", "latest")
+            .filter(pk=item_id, assignment__assessor=user).first())
+
+
+def neighbours(item) -> tuple[int | None, int | None]:
+    """Ids of the items before and after this one in the assignment's judging order."""
+    from judging.models import AssignmentItem
+
+    siblings = AssignmentItem.objects.filter(assignment_id=item.assignment_id)
+    before = (siblings.filter(judging_order__lt=item.judging_order).order_by("-judging_order")
+              .values_list("pk", flat=True).first())
+    after = (siblings.filter(judging_order__gt=item.judging_order).order_by("judging_order")
+             .values_list("pk", flat=True).first())
+    return before, after
+
+
+def assignment_counts(assignment_id: int) -> tuple[int, int]:
+    """(judged, total) of one assignment."""
+    from judging.assignments import assignment_progress
+
+    return assignment_progress([assignment_id]).get(assignment_id, (0, 0))
+
+
+# --- the organizer's dashboard --------------------------------------------------------------------
+
+def _rates(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Judged, assigned, judgments per hour of judging time and median seconds per document."""
+    grouped = frame.groupby(keys, sort=False)
+    out = grouped.agg(assigned=("item", "size"), judged=("judged", "sum"))
+    web = frame[frame["judged"] & frame["time_ms"].notna()]
+    timing = web.groupby(keys, sort=False)["time_ms"].agg(["sum", "median", "size"])
+    out["per_hour"] = (timing["size"] / (timing["sum"] / 3_600_000)).where(timing["sum"] > 0)
+    out["median_seconds"] = timing["median"] / 1000
+    return out.reset_index()
+
+
+def judging_dashboard(collection: Collection) -> dict[str, pd.DataFrame]:
+    """Per topic and per assessor: judged / assigned, judgments per hour, median time per document.
+
+    Judgments per hour divide the number of timed judgments by the visible time spent on them (the
+    time assessors actually had the document in front of them), so breaks do not count.
+    """
+    from judging.models import AssignmentItem
+
+    rows = AssignmentItem.objects.filter(assignment__pool__collection=collection).values_list(
+        "id", "assignment__topic__qid", "assignment__assessor__username", "latest_id", "latest__time_spent_ms")
+    frame = pd.DataFrame.from_records(list(rows), columns=["item", "qid", "assessor", "latest", "time_ms"])
+    if frame.empty:
+        empty = pd.DataFrame(columns=["assigned", "judged", "per_hour", "median_seconds"])
+        return {"topics": empty.assign(qid=[]), "assessors": empty.assign(assessor=[])}
+    frame["judged"] = frame["latest"].notna()
+    frame["time_ms"] = pd.to_numeric(frame["time_ms"], errors="coerce")
+    topics = _rates(frame, ["qid"])
+    topics = topics.iloc[_natural_order(topics["qid"])].reset_index(drop=True)
+    assessors = _rates(frame, ["assessor"]).sort_values("assessor").reset_index(drop=True)
+    return {"topics": topics, "assessors": assessors}
+
+
+def _natural_order(qids: pd.Series) -> list[int]:
+    keys = _qid_key(qids.astype(str)).tolist()
+    return sorted(range(len(keys)), key=keys.__getitem__)

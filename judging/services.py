@@ -1,0 +1,169 @@
+"""Writes of judgments. The log is append-only: a new grade is a new record pointing at the
+record it revises; nothing is updated or deleted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import IntegrityError, transaction
+
+from judging.models import Judgment
+from workbench.formats import FormatError, read_qrels
+from workbench.models import Collection
+from workbench.services import ImportRefused
+from workbench.textfiles import first_line_matching
+
+
+@dataclass(frozen=True)
+class QrelsImportSummary:
+    assessor: str
+    created: int
+    revised: int
+    unchanged: int
+    topics: int
+
+
+def default_assessor_for(source: str | Path) -> str:
+    """Imported qrels are judgments by an assessor named after their source file."""
+    return f"qrels:{Path(str(source)).name}"
+
+
+@transaction.atomic
+def qrels_import(*, collection: Collection, source: str | Path, assessor: str | None = None) -> QrelsImportSummary:
+    """Import a TREC qrels file as judgments by ``assessor``.
+
+    Every (qid, docno) must name a topic of the collection and a grade of its scale. Re-importing
+    the same file changes nothing; a file with new grades appends revisions.
+    """
+    assessor = assessor or default_assessor_for(source)
+    try:
+        frame = read_qrels(source)
+    except FormatError as exc:
+        raise ImportRefused(exc.problems) from None
+    if frame.empty:
+        raise ImportRefused([f"{source}: no judgments found"])
+    topics = dict(collection.topics.values_list("qid", "pk"))
+    problems = []
+    for qid in sorted(set(frame["qid"].astype(str)) - set(topics)):
+        line = first_line_matching(source, lambda fields, q=qid: fields[:1] == [q])
+        problems.append(f"{source}:{line}: topic {qid!r} is not in collection {collection.slug!r}")
+    allowed = set(collection.grades)
+    for grade in sorted(set(frame["rel"].astype(int)) - allowed):
+        line = first_line_matching(source, lambda f, g=grade: len(f) == 4 and f[3].lstrip("+") == str(g))
+        problems.append(f"{source}:{line}: grade {grade} is not on the collection's scale "
+                        f"{sorted(allowed)}")
+    if problems:
+        raise ImportRefused(problems[:20] + ([f"... {len(problems) - 20} more"] if len(problems) > 20 else []))
+
+    latest = {
+        (j.topic_id, j.docno): j
+        for j in Judgment.objects.filter(collection=collection, assessor=assessor).order_by("created_at", "id")
+    }
+    frame = frame.drop_duplicates(["qid", "docno"], keep="last")
+    created = revised = unchanged = 0
+    new_records = []
+    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int),
+                               strict=True):
+        topic_id = topics[qid]
+        previous = latest.get((topic_id, docno))
+        if previous is not None and previous.grade == rel and not previous.cannot_judge:
+            unchanged += 1
+            continue
+        new_records.append(Judgment(collection=collection, topic_id=topic_id, docno=docno, grade=rel,
+                                    assessor=assessor, source=Judgment.Source.IMPORT, previous=previous))
+        if previous is None:
+            created += 1
+        else:
+            revised += 1
+    Judgment.objects.bulk_create(new_records, batch_size=2000)
+    return QrelsImportSummary(assessor=assessor, created=created, revised=revised, unchanged=unchanged,
+                              topics=int(frame["qid"].nunique()))
+
+
+
+class JudgmentRefused(ValueError):
+    pass
+
+
+def _latest_of(*, collection_id: int, topic_id: int, docno: str, assessor: str) -> Judgment | None:
+    return (Judgment.objects.filter(collection_id=collection_id, topic_id=topic_id, docno=docno, assessor=assessor)
+            .order_by("-created_at", "-id").first())
+
+
+def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool = False,
+                    client_token: str | None = None, time_spent_ms: int | None = None, comment: str = "",
+                    rationale: str = "") -> Judgment:
+    """Append the assessor's judgment of one assigned document and make it their current one.
+
+    Idempotent: a post repeated with the same ``client_token`` (a double click, a reload, a retry
+    after a lost response) returns the record the first one made. The item row is locked while the
+    record is written, so two tabs judging the same document append two records in order, the
+    later revising the earlier. The record is committed before this returns, so the next document
+    is shown only after the judgment is safe.
+    """
+    if client_token:
+        done = Judgment.objects.filter(client_token=client_token).first()
+        if done is not None:
+            if done.user_id != user.pk:
+                raise JudgmentRefused("this form was submitted by another user")
+            return done
+    try:
+        with transaction.atomic():
+            return _judgment_append(item_id=item_id, user=user, grade=grade, cannot_judge=cannot_judge,
+                                    client_token=client_token, time_spent_ms=time_spent_ms, comment=comment,
+                                    rationale=rationale)
+    except IntegrityError:
+        if client_token:
+            done = Judgment.objects.filter(client_token=client_token, user=user).first()
+            if done is not None:
+                return done
+        raise
+
+
+def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
+                     rationale) -> Judgment:
+    from judging.models import AssignmentItem
+
+    try:
+        item = (AssignmentItem.objects.select_for_update()
+                .select_related("assignment__pool__collection", "assignment__topic")
+                .get(pk=item_id, assignment__assessor=user))
+    except AssignmentItem.DoesNotExist:
+        raise JudgmentRefused("no such document in your assignments") from None
+    collection = item.assignment.pool.collection
+    if cannot_judge:
+        grade = None
+    elif grade not in collection.grades:
+        raise JudgmentRefused(f"grade {grade!r} is not on the scale {collection.grades}")
+    topic = item.assignment.topic
+    previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=item.docno, assessor=user.username)
+    if (previous is not None and previous.grade == grade and previous.cannot_judge == cannot_judge
+            and previous.comment == comment and previous.rationale == rationale):
+        # the same answer again (e.g. from a second tab): nothing new to record
+        if item.latest_id != previous.pk:
+            item.latest = previous
+            item.save(update_fields=["latest"])
+        return previous
+    judgment = Judgment.objects.create(
+        collection=collection, topic=topic, docno=item.docno, grade=grade, cannot_judge=cannot_judge,
+        assessor=user.username, user=user, source=Judgment.Source.WEB, previous=previous,
+        client_token=client_token or None, time_spent_ms=time_spent_ms, comment=comment, rationale=rationale)
+    # the same document may sit in several of this assessor's assignments (several pools)
+    AssignmentItem.objects.filter(assignment__assessor=user, assignment__topic=topic,
+                                  docno=item.docno).update(latest=judgment)
+    return judgment
+
+
+@transaction.atomic
+def adjudication_record(*, collection: Collection, qid: str, docno: str, grade: int, user,
+                        comment: str = "") -> Judgment:
+    """An organizer's final grade for a document the assessors disagree on."""
+    if grade not in collection.grades:
+        raise JudgmentRefused(f"grade {grade!r} is not on the scale {collection.grades}")
+    topic = collection.topics.get(qid=qid)
+    name = f"adjudicator:{user.username}"
+    previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=docno, assessor=name)
+    return Judgment.objects.create(collection=collection, topic=topic, docno=docno, grade=grade, assessor=name,
+                                   user=user, source=Judgment.Source.ADJUDICATION, previous=previous,
+                                   comment=comment)
