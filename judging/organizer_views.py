@@ -1,0 +1,51 @@
+"""Organizer pages of judging: the dashboard and assigning work from the web."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django_tables2 import RequestConfig
+
+from judging import selectors
+from judging.assignments import AssignmentRefused, assignments_create
+from judging.forms import AssignForm
+from judging.tables import AssessorProgressTable, TopicProgressTable
+from pooling.models import Pool
+from workbench.access import organizer_required
+from workbench.models import Collection
+
+
+@organizer_required
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    data = selectors.judging_dashboard(collection)
+    topics = TopicProgressTable(data["topics"].to_dict("records"), prefix="t-")
+    assessors = AssessorProgressTable(data["assessors"].to_dict("records"), prefix="a-")
+    RequestConfig(request, paginate={"per_page": 50}).configure(topics)
+    RequestConfig(request, paginate={"per_page": 50}).configure(assessors)
+    pools = Pool.objects.filter(collection=collection)
+    form = AssignForm(collection=collection)
+    return render(request, "judging/dashboard.html", {"collection": collection, "topics": topics,
+                                                       "assessors": assessors, "form": form, "pools": pools})
+
+
+@organizer_required
+def assign(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    form = AssignForm(request.POST or None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            summary = assignments_create(pool=data["pool"], assessors=list(data["assessors"]),
+                                         topics=[t.qid for t in data["topics"]] or None, overlap=data["overlap"],
+                                         batch_size=data["batch_size"], created_by=request.user)
+        except AssignmentRefused as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Assigned {summary.documents} documents ({summary.items} judgments).")
+            return redirect("judging:dashboard", slug=collection.slug)
+    return render(request, "judging/assign.html", {"collection": collection, "form": form},
+                  status=400 if form.errors else 200)
+
+

@@ -1,0 +1,108 @@
+"""The assessor's workspace: the queue, and the judging page (keyboard first, works without JS)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core import signing
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from judging import selectors
+from judging.forms import JudgmentForm
+from judging.highlight import highlight, query_terms
+from judging.services import JudgmentRefused, judgment_record
+from workbench.models import Document
+
+_SHOWN_AT = "judging.shown_at"
+#: Without JavaScript, time on a page is measured server-side and capped at this (idle tabs).
+MAX_SERVER_MEASURED_MS = 10 * 60 * 1000
+
+
+@login_required
+def queue(request: HttpRequest) -> HttpResponse:
+    rows = selectors.assessor_queue(request.user)
+    remaining = sum(r["total"] - r["judged"] for r in rows)
+    return render(request, "judging/queue.html", {"rows": rows, "remaining": remaining})
+
+
+@login_required
+def next_document(request: HttpRequest) -> HttpResponse:
+    assignment = request.GET.get("assignment")
+    item = selectors.next_item_for(request.user, assignment_id=int(assignment) if assignment and
+                                   assignment.isdigit() else None)
+    if item is None:
+        messages.info(request, "Nothing left to judge: every document of your assignments is judged.")
+        return redirect("judging:queue")
+    return redirect("judging:item", item_id=item.pk)
+
+
+def _server_measured_ms(shown_at: str | None) -> int | None:
+    """Time since the page was rendered, from a signed timestamp in the form (no-JS fallback)."""
+    if not shown_at:
+        return None
+    try:
+        since = int(signing.Signer(salt=_SHOWN_AT).unsign(shown_at))
+    except (signing.BadSignature, ValueError):
+        return None
+    return max(0, min(int(time.time() * 1000) - since, MAX_SERVER_MEASURED_MS))
+
+
+def _key_for(grades: list[int]) -> dict[int, str]:
+    """The key that records each grade: its digit when the scale is 0..9, else its position."""
+    if all(0 <= g <= 9 for g in grades):
+        return {g: str(g) for g in grades}
+    return {g: str(i) for i, g in enumerate(grades)}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def item(request: HttpRequest, item_id: int) -> HttpResponse:
+    entry = selectors.item_for(request.user, item_id)
+    if entry is None:
+        raise Http404("No such document in your assignments.")
+    assignment = entry.assignment
+    collection = assignment.pool.collection
+    if request.method == "POST":
+        form = JudgmentForm(request.POST, grades=collection.grades)
+        if form.is_valid():
+            data = form.cleaned_data
+            spent = data.get("time_spent_ms")
+            if spent is None:
+                spent = _server_measured_ms(data.get("shown_at"))
+            try:
+                judgment_record(item_id=entry.pk, user=request.user, grade=data["grade"],
+                                cannot_judge=data["cannot_judge"], client_token=data["client_token"],
+                                time_spent_ms=spent, comment=data["comment"], rationale=data["rationale"])
+            except JudgmentRefused as exc:
+                form.add_error(None, str(exc))
+            else:
+                if request.POST.get("stay"):
+                    return redirect("judging:item", item_id=entry.pk)
+                return redirect(reverse("judging:next") + f"?assignment={assignment.pk}")
+    else:
+        form = None
+    topic = assignment.topic
+    document = Document.objects.filter(collection=collection, docno=entry.docno).first()
+    terms = query_terms(topic.title, topic.description)
+    judged, total = selectors.assignment_counts(assignment.pk)
+    before, after = selectors.neighbours(entry)
+    keys = _key_for(collection.grades)
+    context = {
+        "entry": entry, "assignment": assignment, "topic": topic, "collection": collection,
+        "document": document,
+        "title_html": highlight(document.title if document else entry.docno, terms),
+        "text_html": highlight(document.text if document else "", terms),
+        "scale": [{"grade": g, "label": collection.grade_labels[g], "key": keys[g]} for g in collection.grades],
+        "current": entry.latest, "judged": judged, "total": total,
+        "percent": round(100 * judged / total) if total else 0,
+        "before": before, "after": after, "form": form,
+        "client_token": uuid.uuid4().hex,
+        "shown_at": signing.Signer(salt=_SHOWN_AT).sign(str(int(time.time() * 1000))),
+    }
+    return render(request, "judging/item.html", context, status=400 if form and form.errors else 200)
