@@ -1,0 +1,72 @@
+"""Depth-k pooling, as TREC does it.
+
+Reference: K. Sparck Jones and C. J. van Rijsbergen, "Report on the need for and provision of an 'ideal'
+information retrieval test collection", British Library Research and Development Report 5266, 1975;
+E. M. Voorhees and D. K. Harman (eds.), *TREC: Experiment and Evaluation in Information Retrieval*,
+MIT Press, 2005, ch. 2 (the pool is the union of the top k documents per topic of every contributing
+run). NIST's own tooling: isoboroff/testcoll-tools, ``pooling/make-pools.pl``.
+
+Formula: pool(t) = union over contributing runs r of top_k(r, t), where top_k follows the ranking rule of
+:mod:`.ranking` (score descending, ties in file order, rank column ignored).
+
+Example: runs r1 = [a, b, c] and r2 = [c, d, e] (already in score order) for topic 1, k = 2 ->
+pool = {a, b, c, d}; min_depth(a) = 1, min_depth(c) = 1 (r2 ranks it first), min_depth(b) = min_depth(d) = 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from .ranking import Depth, Runs, ranked_entries, select_runs
+from .result import PoolResult, make_entries, union_of_lists
+
+__all__ = ["contributing_runs", "depth_pool"]
+
+
+def contributing_runs(
+    runs: Runs,
+    *,
+    tags: Iterable[str] | None = None,
+    teams: Mapping[str, str] | None = None,
+    priorities: Mapping[str, int] | None = None,
+    runs_per_team: int | None = None,
+) -> dict[str, object]:
+    """The sub-mapping of ``runs`` that contributes (see :func:`.ranking.select_runs`)."""
+    chosen = select_runs(list(runs), only=tags, teams=teams, priorities=priorities,
+                         runs_per_team=runs_per_team)
+    return {t: runs[t] for t in chosen}
+
+
+def depth_pool(
+    runs: Runs,
+    depth: Depth,
+    *,
+    tags: Iterable[str] | None = None,
+    teams: Mapping[str, str] | None = None,
+    priorities: Mapping[str, int] | None = None,
+    runs_per_team: int | None = None,
+) -> PoolResult:
+    """Depth-k pool: the union of the top ``depth`` documents per topic of every contributing run.
+
+    Args:
+        runs: tag -> run DataFrame (qid, docno, score in file order).
+        depth: k for every topic, or a mapping qid -> k naming every topic.
+        tags: only these runs contribute (default: all).
+        teams, priorities, runs_per_team: pool only the first ``runs_per_team`` runs of each team by
+            declared priority (1 = first), as TREC does.
+
+    Returns:
+        A :class:`PoolResult` whose ``pool_rank`` orders each topic by min_depth, then by reciprocal-rank
+        fusion score (k = 60), then docno; provenance lists every (run, rank) within the depth.
+    """
+    chosen = contributing_runs(runs, tags=tags, teams=teams, priorities=priorities,
+                               runs_per_team=runs_per_team)
+    ranked = ranked_entries(chosen, depth)
+    entries = make_entries(union_of_lists(ranked))
+    params = {
+        "depth": dict(depth) if isinstance(depth, Mapping) else depth,
+        "runs": list(chosen),
+    }
+    if runs_per_team is not None:
+        params["runs_per_team"] = runs_per_team
+    return PoolResult("depth", params, entries, ranked[["qid", "docno", "tag", "rank"]])
