@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from judging.agreement import majority_qrels
 from judging.models import Judgment
 from workbench.models import Collection
 
@@ -41,12 +42,12 @@ def qrels(collection: Collection, *, assessor: str | None = None) -> pd.DataFram
                              "rel": pd.Series(dtype="int64")})
     if assessor is None:
         adjudicated = frame[frame["source"] == Judgment.Source.ADJUDICATION]
-        rest = frame[frame["source"] != Judgment.Source.ADJUDICATION]
-        counts = rest.groupby(["qid", "docno", "grade"]).size().rename("n").reset_index()
-        counts = counts.sort_values(["qid", "docno", "n", "grade"], ascending=[True, True, False, True])
-        majority = counts.drop_duplicates(["qid", "docno"], keep="first")[["qid", "docno", "grade"]]
-        frame = pd.concat([adjudicated[["qid", "docno", "grade"]], majority])
-        frame = frame.drop_duplicates(["qid", "docno"], keep="first")
+        assessed = frame[frame["source"] != Judgment.Source.ADJUDICATION]
+        parts = [majority_qrels(assessed[["assessor", "qid", "docno", "grade"]], tie="lower")] if len(assessed) else []
+        if len(adjudicated):
+            # the latest adjudication of each document wins over the assessors' majority
+            parts.insert(0, adjudicated.iloc[::-1].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]])
+        frame = pd.concat(parts).drop_duplicates(["qid", "docno"], keep="first").rename(columns={"rel": "grade"})
     out = frame.rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
     return sort_qrels(out)
 
