@@ -9,6 +9,7 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 
 from judging.models import Judgment
+from pooling.services import ADAPTIVE, pool_advance
 from workbench.formats import FormatError, read_qrels
 from workbench.models import Collection
 from workbench.services import ImportRefused
@@ -152,6 +153,10 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     # the same document may sit in several of this assessor's assignments (several pools)
     AssignmentItem.objects.filter(assignment__assessor=user, assignment__topic=topic,
                                   docno=item.docno).update(latest=judgment)
+    pool = item.assignment.pool
+    if pool.strategy in ADAPTIVE:
+        # adaptive pools choose the next document from the judgments so far
+        pool_advance(pool=pool, qid=topic.qid)
     return judgment
 
 

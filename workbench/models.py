@@ -138,7 +138,8 @@ class Run(models.Model):
 
 
 class RunData(models.Model):
-    """The ranked entries of a run as a Parquet table (qid, docno, rank, score) in file order."""
+    """The ranked entries of a run as a Parquet table (qid, docno, rank, score), grouped by topic,
+    score descending, ties in file order (``workbench.runstore``)."""
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="data")
     parquet = models.BinaryField()

@@ -1,6 +1,6 @@
 """Columnar storage of a run's ranked entries.
 
-Each run's entries (qid, docno, rank, score in file order) are one Parquet table held in the
+Each run's entries (qid, docno, rank, score) are one Parquet table held in the
 database (``RunData.parquet``). Reading a run is one row fetch and a pyarrow decode, and
 decoded frames are cached in-process by (run id, checksum) so that pooling and evaluation
 over many runs do not decode the same blob twice.
@@ -13,6 +13,7 @@ import io
 from collections import OrderedDict
 from threading import Lock
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,8 +27,20 @@ _SCHEMA = pa.schema([
 ])
 
 
+def canonical_order(frame: pd.DataFrame) -> np.ndarray:
+    """Row order for storage: grouped by topic (first appearance), score descending, ties in file order.
+
+    Every consumer ranks by score within a topic; ties keep file order for pooling (NIST's rule) and
+    are broken by docno for evaluation (trec_eval's rule), so this order loses nothing either needs,
+    and pooling's stable sort over it has no work left to do.
+    """
+    codes = pd.factorize(frame["qid"], sort=False)[0]
+    return np.lexsort((-frame["score"].to_numpy(dtype=np.float64), codes))
+
+
 def encode(frame: pd.DataFrame) -> bytes:
-    """Serialise a run frame (columns qid, docno, rank, score; file order) to Parquet bytes."""
+    """Serialise a run frame (columns qid, docno, rank, score) to Parquet bytes in canonical order."""
+    frame = frame.iloc[canonical_order(frame)]
     table = pa.Table.from_pandas(
         pd.DataFrame({
             "qid": frame["qid"].astype(str).astype("category"),
@@ -44,7 +57,8 @@ def encode(frame: pd.DataFrame) -> bytes:
 
 
 def decode(blob: bytes | memoryview) -> pd.DataFrame:
-    """Parquet bytes back to a frame: qid categorical, docno str, rank int64, score float64."""
+    """Parquet bytes back to a frame: qid categorical, docno str, rank int64, score float64, in
+    canonical order (see :func:`canonical_order`)."""
     table = pq.read_table(pa.BufferReader(bytes(blob)))
     frame = table.to_pandas()
     frame["qid"] = frame["qid"].astype("category")

@@ -25,7 +25,7 @@ def collections_visible_to(user) -> QuerySet[Collection]:
 
 
 def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False) -> dict[str, pd.DataFrame]:
-    """Decoded run entries (qid, docno, rank, score in file order) by run tag, cached in-process."""
+    """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process."""
     runs = collection.runs.all()
     if tags is not None:
         runs = runs.filter(tag__in=list(tags))

@@ -1,0 +1,55 @@
+from pooling import strategies as S
+from pooling.services import ADAPTIVE, FIXED, PoolRefused, pool_build, seed_from
+from workbench.management.base import Error, WorkbenchCommand
+
+
+def _stratum(text: str) -> S.Stratum:
+    """FIRST-LAST:RATE, e.g. 11-100:0.1."""
+    try:
+        span, rate = text.split(":")
+        first, last = span.split("-")
+        return S.Stratum(int(first), int(last), float(rate))
+    except ValueError:
+        raise ValueError(f"stratum {text!r} is not FIRST-LAST:RATE (e.g. 11-100:0.1)") from None
+
+
+class Command(WorkbenchCommand):
+    help = ("Build a judgment pool from the collection's contributing runs, or extend it: building again "
+            "with a deeper depth, more runs or more budget adds only the new documents.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--depth", type=int, default=None, help="Pool depth k (depth strategy; candidates "
+                                                                      "depth for the others, default 100)")
+        parser.add_argument("--strategy", default="depth", choices=FIXED + ADAPTIVE)
+        parser.add_argument("--budget", type=int, default=None, help="Judgments per topic")
+        parser.add_argument("--total-budget", type=int, default=None, help="Judgments over all topics")
+        parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
+                            help="Pool only these runs (default: every contributing run)")
+        parser.add_argument("--runs-per-team", type=int, default=None,
+                            help="Pool only each team's first N runs by their pool priority")
+        parser.add_argument("--seed", type=int, default=None, help="Seed of the shuffle and of sampling "
+                                                                  "(default: random, and recorded)")
+        parser.add_argument("--order", choices=["shuffled", "pool"], default="shuffled",
+                            help="Judging order: shuffled (default) or pool rank")
+        parser.add_argument("--strata", nargs="+", default=None, metavar="FIRST-LAST:RATE",
+                            help="Sampling strata, e.g. 1-10:1 11-100:0.1 (sampled strategy)")
+        parser.add_argument("--shared", action="store_true",
+                            help="Bandits: credit a judgment to every run that retrieved the document")
+        parser.add_argument("--name", default="main", help="Pool name (default: main)")
+
+    def handle(self, *args, **opts):
+        collection = self.get_collection(opts["slug"])
+        try:
+            strata = [_stratum(s) for s in opts["strata"]] if opts["strata"] else None
+            summary = pool_build(collection=collection, name=opts["name"], strategy=opts["strategy"],
+                                 depth=opts["depth"], budget=opts["budget"], total_budget=opts["total_budget"],
+                                 tags=opts["runs"], runs_per_team=opts["runs_per_team"],
+                                 seed=seed_from(opts["seed"]), order=opts["order"], strata=strata,
+                                 shared=opts["shared"])
+        except (PoolRefused, ValueError) as exc:
+            raise Error(str(exc)) from None
+        pool = summary.pool
+        self.stdout.write(f"pool {pool} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
+                          f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
+                          f"{summary.topics} topics from {len(summary.runs)} runs")

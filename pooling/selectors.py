@@ -1,0 +1,75 @@
+"""Reads of pools: entries, provenance and statistics."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pooling import strategies as S
+from pooling.models import Pool, PoolEntry
+from workbench.models import Collection
+
+
+def pool_named(collection: Collection, name: str = "main") -> Pool | None:
+    return Pool.objects.filter(collection=collection, name=name).first()
+
+
+def pool_pairs(pool: Pool) -> pd.DataFrame:
+    """qid, docno of every pooled pair, sorted by topic (natural order) then docno."""
+    frame = pd.DataFrame.from_records(
+        list(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")), columns=["qid", "docno"])
+    if frame.empty:
+        return frame
+    order = S.sorted_topics(frame["qid"])
+    frame["qid"] = pd.Categorical(frame["qid"], categories=order, ordered=True)
+    frame = frame.sort_values(["qid", "docno"], kind="stable")
+    frame["qid"] = frame["qid"].astype(str)
+    return frame.reset_index(drop=True)
+
+
+def pool_entries(pool: Pool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(entries, provenance): entries with qid, docno, pool_rank, min_depth, judging_order,
+    inclusion_probability, stratum, round; provenance long as qid, docno, tag, rank."""
+    rows = list(PoolEntry.objects.filter(pool=pool).values_list(
+        "topic__qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
+        "round", "provenance"))
+    entries = pd.DataFrame.from_records(
+        [r[:-1] for r in rows],
+        columns=["qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
+                 "round"])
+    prov = [(q, d, tag, rank) for q, d, *_, p in rows for tag, rank in (p or {}).items()]
+    provenance = pd.DataFrame.from_records(prov, columns=["qid", "docno", "tag", "rank"])
+    return entries, provenance
+
+
+def pool_statistics(pool: Pool, qrels: pd.DataFrame | None = None) -> dict:
+    """What `pool_stats` prints: sizes, unique contributions, overlap, judged fraction, relevant by depth."""
+    entries, provenance = pool_entries(pool)
+    relevant_from = pool.collection.relevant_from
+    stats: dict = {
+        "collection": pool.collection.slug, "pool": pool.name, "strategy": pool.strategy,
+        "params": {k: v for k, v in pool.params.items() if k not in ("history", "stratum_sizes", "budgets")},
+        "seed": pool.seed, "order": pool.order, "size": int(len(entries)),
+    }
+    if entries.empty:
+        return stats | {"topics": {}, "runs": {}, "overlap": {}}
+    sizes = S.pool_size(entries)
+    stats["topics"] = {q: {"pool_size": int(n)} for q, n in sizes.items()}
+    unique = S.unique_contributions(provenance, qrels if qrels is not None and len(qrels) else None,
+                                    relevant_from=relevant_from)
+    stats["runs"] = {row["tag"]: {k: int(v) for k, v in row.items() if k != "tag"} for row in unique.to_dict("records")}
+    overlap = S.overlap_matrix(provenance)
+    stats["overlap"] = {str(a): {str(b): int(v) for b, v in row.items()} for a, row in overlap.iterrows()}
+    if qrels is not None and len(qrels):
+        progress = S.judging_progress(entries, qrels, relevant_from=relevant_from)
+        for row in progress.to_dict("records"):
+            stats["topics"][row["qid"]].update(judged=int(row["judged"]),
+                                               judged_fraction=round(float(row["judged_fraction"]), 4),
+                                               relevant=int(row["relevant"]))
+        judged = int(progress["judged"].sum())
+        stats["judged"] = judged
+        stats["judged_fraction"] = round(judged / len(entries), 4)
+        by_depth = S.relevant_by_depth(provenance, qrels, relevant_from=relevant_from)
+        stats["relevant_by_depth"] = [
+            {k: (round(float(v), 4) if isinstance(v, float) else int(v)) for k, v in row.items()}
+            for row in by_depth.to_dict("records")]
+    return stats

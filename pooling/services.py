@@ -1,0 +1,252 @@
+"""Building and extending pools from the stored runs, with the strategies of ``pooling.strategies``.
+
+A pool is never rebuilt in place: building again with deeper k, more runs or more budget adds only
+the pairs that are new (in a new round, queued after the existing ones) and keeps every entry and
+every judgment that exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from threading import Lock
+
+import numpy as np
+import pandas as pd
+from django.db import transaction
+from django.db.models import Max
+
+from pooling import strategies as S
+from pooling.models import Pool, PoolEntry
+from workbench.models import Collection
+from workbench.selectors import run_frames
+
+ADAPTIVE = tuple(S.STRATEGIES)  # mtf, maxmean, bandit
+FIXED = ("depth", "rrf", "borda", "sampled")
+
+
+class PoolRefused(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class PoolBuildSummary:
+    pool: Pool
+    added: int
+    total: int
+    topics: int
+    runs: list[str]
+    round: int
+
+
+def _runs_for(collection: Collection, tags: Sequence[str] | None):
+    if tags:
+        known = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
+        unknown = [t for t in tags if t not in known]
+        if unknown:
+            raise PoolRefused(f"no run {', '.join(map(repr, unknown))} in collection {collection.slug!r}")
+        frames = run_frames(collection, tags=tags)
+    else:
+        frames = run_frames(collection, contributing_only=True)
+    if not frames:
+        raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
+    meta = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "team"))
+    priorities = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "pool_priority"))
+    return frames, meta, priorities
+
+
+def _strategy_result(strategy: str, frames, *, depth, budget, total_budget, seed, teams, priorities,
+                     runs_per_team, strata) -> S.PoolResult:
+    common = {"teams": teams, "priorities": priorities, "runs_per_team": runs_per_team}
+    if strategy == "depth":
+        if depth is None:
+            raise PoolRefused("depth pooling needs --depth K")
+        return S.depth_pool(frames, depth, **common)
+    if strategy in ("rrf", "borda"):
+        if budget is None and total_budget is None:
+            raise PoolRefused(f"{strategy} pooling needs a budget (--budget N per topic or --total-budget N)")
+        return S.fusion_pool(frames, budget, method=strategy, depth=depth or 100, total_budget=total_budget,
+                             **common)
+    if strategy == "sampled":
+        return S.stratified_pool(frames, strata or S.DEFAULT_STRATA, seed=seed, **common)
+    raise PoolRefused(f"unknown strategy {strategy!r} ({', '.join(FIXED + ADAPTIVE)})")
+
+
+def _write_entries(pool: Pool, result: S.PoolResult, *, round_no: int) -> int:
+    existing = pd.DataFrame.from_records(
+        list(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")), columns=["qid", "docno"])
+    fresh = S.new_entries(existing, result) if len(existing) else result
+    if fresh.entries.empty:
+        return 0
+    start = dict(PoolEntry.objects.filter(pool=pool).values("topic__qid").annotate(m=Max("judging_order"))
+                 .values_list("topic__qid", "m"))
+    ordered = S.assign_judging_order(fresh.entries, order=pool.order, seed=pool.seed, start=start)
+    topics = dict(pool.collection.topics.values_list("qid", "pk"))
+    missing = sorted(set(ordered["qid"].astype(str)) - set(topics), key=lambda q: (len(q), q))
+    if missing:
+        raise PoolRefused(f"runs name topics that are not in collection {pool.collection.slug!r}: "
+                          f"{', '.join(missing[:10])}")
+    provenance = fresh.provenance_dicts()
+    rank_offset = dict(PoolEntry.objects.filter(pool=pool).values("topic__qid").annotate(m=Max("pool_rank"))
+                       .values_list("topic__qid", "m"))
+    rows = []
+    for qid, docno, pool_rank, min_depth, stratum, prob, order in zip(
+            ordered["qid"].astype(str), ordered["docno"].astype(str), ordered["pool_rank"].to_numpy(),
+            ordered["min_depth"].to_numpy(), ordered["stratum"].to_numpy(dtype=object, na_value=None),
+            ordered["inclusion_probability"].to_numpy(), ordered["judging_order"].to_numpy(), strict=True):
+        rows.append(PoolEntry(
+            pool=pool, topic_id=topics[qid], docno=docno, judging_order=int(order),
+            pool_rank=int(pool_rank) + rank_offset.get(qid, 0), min_depth=int(min_depth),
+            inclusion_probability=float(prob), stratum=None if stratum is None else int(stratum),
+            round=round_no, provenance=provenance.get((qid, docno), {})))
+    PoolEntry.objects.bulk_create(rows, batch_size=5000)
+    return len(rows)
+
+
+@transaction.atomic
+def pool_build(*, collection: Collection, name: str = "main", strategy: str = "depth", depth: int | None = None,
+               budget: int | None = None, total_budget: int | None = None, tags: Sequence[str] | None = None,
+               runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled",
+               strata: Sequence[S.Stratum] | None = None, shared: bool = False) -> PoolBuildSummary:
+    """Build the pool ``name`` of the collection, or extend it if it exists.
+
+    Fixed strategies (depth, rrf, borda, sampled) write their entries now. Adaptive ones (mtf,
+    maxmean, bandit) write each topic's first document now and the next ones as judgments arrive
+    (:func:`pool_advance`).
+    """
+    frames, teams, priorities = _runs_for(collection, tags)
+    pool, created = Pool.objects.get_or_create(
+        collection=collection, name=name,
+        defaults={"strategy": strategy, "seed": seed, "order": order})
+    if not created and pool.strategy != strategy:
+        raise PoolRefused(f"pool {pool} was built with {pool.strategy!r}; extend it with the same strategy "
+                          f"or build another pool (--name)")
+    round_no = (PoolEntry.objects.filter(pool=pool).aggregate(m=Max("round"))["m"] or 0) + 1
+    params = {"runs": sorted(frames), "depth": depth, "budget": budget, "total_budget": total_budget,
+              "runs_per_team": runs_per_team, "seed": seed, "order": order}
+    if strategy in ADAPTIVE:
+        adaptive = S.adaptive_pool(strategy, frames, budget, depth=depth or 100, total_budget=total_budget,
+                                   seed=seed, shared=shared, teams=teams, priorities=priorities,
+                                   runs_per_team=runs_per_team)
+        params.update({"shared": shared, "budgets": {q: int(b) for q, b in adaptive.budgets.items()},
+                       "depth": depth or 100, "runs": adaptive.params["runs"]})
+        pool.params = {**params, "history": pool.params.get("history", []) + [params]}
+        pool.save()
+        _adaptive_cache.drop(pool.pk)
+        added = sum(1 for qid in adaptive.topics if pool_advance(pool=pool, qid=qid) is not None)
+    else:
+        result = _strategy_result(strategy, frames, depth=depth, budget=budget, total_budget=total_budget,
+                                  seed=seed, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
+                                  strata=strata)
+        params.update({k: v for k, v in result.params.items() if k not in params or params[k] is None})
+        if strategy == "sampled":
+            params["strata"] = [list(s) for s in (strata or S.DEFAULT_STRATA)]
+        pool.params = {**params, "history": pool.params.get("history", []) + [
+            {k: v for k, v in params.items() if k != "stratum_sizes"}]}
+        pool.save()
+        added = _write_entries(pool, result, round_no=round_no)
+    total = PoolEntry.objects.filter(pool=pool).count()
+    return PoolBuildSummary(pool=pool, added=added, total=total,
+                            topics=PoolEntry.objects.filter(pool=pool).values("topic").distinct().count(),
+                            runs=sorted(frames), round=round_no)
+
+
+# --- adaptive pools: the judging queue asks for the next document ---------------------------------
+
+class _AdaptiveCache:
+    """Per-process cache of per-topic adaptive pool objects, keyed by (pool id, qid)."""
+
+    def __init__(self) -> None:
+        self._objects: dict[tuple[int, str], tuple[S.AdaptivePool, int]] = {}
+        self._lock = Lock()
+
+    def get(self, key):
+        with self._lock:
+            return self._objects.get(key)
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._objects[key] = value
+
+    def drop(self, pool_id: int) -> None:
+        with self._lock:
+            for key in [k for k in self._objects if k[0] == pool_id]:
+                del self._objects[key]
+
+
+_adaptive_cache = _AdaptiveCache()
+
+
+def _topic_runs(frames: Mapping[str, pd.DataFrame], qid: str) -> dict[str, pd.DataFrame]:
+    out = {}
+    for tag, frame in frames.items():
+        mask = (frame["qid"] == qid).to_numpy()
+        if mask.any():
+            out[tag] = frame[mask]
+    return out
+
+
+def _judged_sequence(pool: Pool, qid: str) -> list[tuple[str, bool]]:
+    """Judged documents of the topic's pool entries, in the order they were first judged."""
+    from judging.models import Judgment
+
+    pooled = set(PoolEntry.objects.filter(pool=pool, topic__qid=qid).values_list("docno", flat=True))
+    relevant_from = pool.collection.relevant_from
+    seen: dict[str, bool] = {}
+    for docno, grade in (Judgment.objects.filter(collection=pool.collection, topic__qid=qid, docno__in=pooled)
+                         .order_by("created_at", "id").values_list("docno", "grade")):
+        # a later judgment of the same document (a revision, a second assessor) updates its relevance
+        # but not its place in the sequence
+        seen[docno] = grade is not None and grade >= relevant_from
+    return list(seen.items())
+
+
+def pool_advance(*, pool: Pool, qid: str) -> PoolEntry | None:
+    """Add the adaptive strategy's next document for the topic, unless one is still unjudged or the
+    topic's budget is spent. Returns the new entry, or None."""
+    from judging.models import Assignment, AssignmentItem, Judgment
+
+    if pool.strategy not in ADAPTIVE:
+        return None
+    entries = PoolEntry.objects.filter(pool=pool, topic__qid=qid)
+    pooled = set(entries.values_list("docno", flat=True))
+    judged_docs = set(Judgment.objects.filter(collection=pool.collection, topic__qid=qid, docno__in=pooled)
+                      .values_list("docno", flat=True))
+    if pooled - judged_docs:
+        return None  # the current document is still waiting for a judgment
+    sequence = _judged_sequence(pool, qid)
+    key = (pool.pk, qid)
+    cached = _adaptive_cache.get(key)
+    if cached is None or cached[1] > len(sequence):
+        frames = run_frames(pool.collection, tags=pool.params["runs"])
+        params = pool.params
+        budget = params.get("budgets", {}).get(qid, params.get("budget"))
+        obj = S.adaptive_pool(pool.strategy, _topic_runs(frames, qid), {qid: int(budget or 0)},
+                              depth=params.get("depth", 100), seed=pool.seed, shared=params.get("shared", False))
+        cached = (obj, 0)
+    obj, recorded = cached
+    for docno, relevant in sequence[recorded:]:
+        obj.next_document(qid)  # replay as it happened: the strategy offers, the assessor judges
+        obj.record(qid, docno, relevant)
+    _adaptive_cache.put(key, (obj, len(sequence)))
+    docno = obj.next_document(qid)
+    if docno is None or docno in pooled:
+        return None
+    topic = pool.collection.topics.get(qid=qid)
+    order = (entries.aggregate(m=Max("judging_order"))["m"] or 0) + 1
+    ranked = obj.ranked
+    hits = ranked[(ranked["qid"].astype(str) == qid) & (ranked["docno"].astype(str) == docno)]
+    entry = PoolEntry.objects.create(
+        pool=pool, topic=topic, docno=docno, judging_order=order, pool_rank=order,
+        min_depth=int(hits["rank"].min()) if len(hits) else None,
+        provenance={str(t): int(r) for t, r in zip(hits["tag"], hits["rank"], strict=True)})
+    # the assessors of the topic get the new document at the end of their queue
+    for assignment in Assignment.objects.filter(pool=pool, topic=topic):
+        AssignmentItem.objects.get_or_create(assignment=assignment, docno=docno,
+                                             defaults={"judging_order": order})
+    return entry
+
+
+def seed_from(value: int | None) -> int:
+    """A recorded seed: the given one, or a fresh random one."""
+    return int(value) if value is not None else int(np.random.default_rng().integers(0, 2**31 - 1))

@@ -1,0 +1,155 @@
+"""Pools built from stored runs: NIST's depth-k rule, extension, provenance, exports and statistics."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from judging.assignments import assignments_create
+from judging.models import AssignmentItem
+from judging.services import judgment_record
+from pooling.models import Pool, PoolEntry
+from tests import factories
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def track(db, tmp_path):
+    """Topics 301-303; runs alpha, beta (contributing) and late (not contributing)."""
+    collection = factories.collection_with_topics()
+    rankings = {
+        "alpha": {"301": ["a1", "a2", "s1", "a3"], "302": ["b1", "b2"]},
+        "beta": {"301": ["s1", "c1", "c2", "c3"], "302": ["b2", "b3"]},
+        "late": {"301": ["z1", "z2"], "302": ["z3"]},
+    }
+    for tag, ranking in rankings.items():
+        path = tmp_path / f"{tag}.run"
+        path.write_text(factories.run_lines(tag, ranking))
+        run("import_runs", "robust", str(path), *(["--no-pool"] if tag == "late" else []))
+    return collection
+
+
+def pairs(collection) -> set[tuple[str, str]]:
+    return set(PoolEntry.objects.filter(pool__collection=collection).values_list("topic__qid", "docno"))
+
+
+def test_a_depth_pool_is_the_union_of_the_contributing_runs_top_k(track):
+    out = run("build_pool", "robust", "--depth", "2", "--seed", "7")
+    assert pairs(track) == {("301", "a1"), ("301", "a2"), ("301", "s1"), ("301", "c1"),
+                            ("302", "b1"), ("302", "b2"), ("302", "b3")}
+    assert "added 7 documents in round 1" in out and "seed 7" in out
+
+
+def test_ties_are_pooled_in_file_order_and_the_rank_column_is_ignored(db, tmp_path):
+    collection = factories.collection_with_topics()
+    path = tmp_path / "tied.run"
+    # equal scores: file order decides; the rank column (wrong on purpose) must not
+    path.write_text("301 Q0 first 9 1.0 tied\n301 Q0 second 1 1.0 tied\n301 Q0 third 2 1.0 tied\n")
+    run("import_runs", "robust", str(path))
+    run("build_pool", "robust", "--depth", "2")
+    assert pairs(collection) == {("301", "first"), ("301", "second")}
+
+
+def test_provenance_records_which_run_retrieved_each_document_at_which_rank(track):
+    run("build_pool", "robust", "--depth", "3")
+    entry = PoolEntry.objects.get(topic__qid="301", docno="s1")
+    assert entry.provenance == {"alpha": 3, "beta": 1}
+    assert entry.min_depth == 1
+
+
+def test_the_judging_order_is_a_seeded_shuffle_not_the_rank_order(track):
+    run("build_pool", "robust", "--depth", "4", "--seed", "11")
+    first = list(PoolEntry.objects.filter(topic__qid="301").order_by("judging_order").values_list("docno", flat=True))
+    Pool.objects.all().delete()
+    run("build_pool", "robust", "--depth", "4", "--seed", "11")
+    again = list(PoolEntry.objects.filter(topic__qid="301").order_by("judging_order").values_list("docno", flat=True))
+    by_rank = list(PoolEntry.objects.filter(topic__qid="301").order_by("pool_rank").values_list("docno", flat=True))
+    assert first == again, "the same seed gives the same order"
+    assert first != by_rank, "assessors do not see rank order"
+
+
+def test_extending_a_pool_adds_only_new_documents_and_keeps_judgments(track, assessor):
+    run("build_pool", "robust", "--depth", "1", "--seed", "3")
+    pool = Pool.objects.get()
+    assignments_create(pool=pool, assessors=[assessor])
+    item = AssignmentItem.objects.order_by("id").first()
+    judgment_record(item_id=item.pk, user=assessor, grade=1, client_token="x")
+    before = {(e.topic.qid, e.docno): e.judging_order for e in PoolEntry.objects.select_related("topic")}
+    out = run("build_pool", "robust", "--depth", "3", "--seed", "3")
+    after = {(e.topic.qid, e.docno): e.judging_order for e in PoolEntry.objects.select_related("topic")}
+    assert "round 2" in out
+    assert all(after[k] == v for k, v in before.items()), "existing entries keep their place"
+    new_orders = [after[k] for k in after if k not in before and k[0] == "301"]
+    assert min(new_orders) > max(v for k, v in before.items() if k[0] == "301")
+    item.refresh_from_db()
+    assert item.latest is not None
+    assignments_create(pool=pool, assessors=[assessor])
+    assert AssignmentItem.objects.filter(assignment__assessor=assessor).count() == len(after)
+
+
+def test_only_the_named_runs_contribute_when_runs_are_given(track):
+    run("build_pool", "robust", "--depth", "1", "--runs", "late")
+    assert pairs(track) == {("301", "z1"), ("302", "z3")}
+
+
+def test_an_unknown_run_tag_is_refused(track):
+    with pytest.raises(CommandError, match="no run 'nope'"):
+        run("build_pool", "robust", "--depth", "1", "--runs", "nope")
+    assert not PoolEntry.objects.exists()
+
+
+def test_fusion_pools_spend_exactly_the_budget(track):
+    run("build_pool", "robust", "--strategy", "rrf", "--budget", "2", "--depth", "4")
+    sizes = {q: PoolEntry.objects.filter(topic__qid=q).count() for q in ["301", "302"]}
+    assert sizes == {"301": 2, "302": 2}
+    assert ("301", "s1") in pairs(track), "the document both runs retrieved comes first in fused order"
+
+
+def test_a_sampled_pool_records_inclusion_probabilities(track):
+    run("build_pool", "robust", "--strategy", "sampled", "--strata", "1-1:1", "2-4:0.5", "--seed", "5")
+    probabilities = set(PoolEntry.objects.values_list("stratum", "inclusion_probability"))
+    assert (1, 1.0) in probabilities
+    assert all(p == 1.0 if s == 1 else 0 < p <= 1 for s, p in probabilities)
+
+
+def test_export_pool_prints_sorted_qid_docno_lines(track):
+    run("build_pool", "robust", "--depth", "1")
+    assert run("export_pool", "robust").splitlines() == ["301 a1", "301 s1", "302 b1", "302 b2"]
+
+
+def test_pool_stats_reports_sizes_unique_documents_and_judged_fraction(track, tmp_path):
+    run("build_pool", "robust", "--depth", "2")
+    qrels = tmp_path / "q"
+    qrels.write_text("301 0 s1 1\n301 0 a1 0\n")
+    run("import_qrels", "robust", str(qrels))
+    stats = json.loads(run("pool_stats", "robust"))
+    assert stats["size"] == 7 and stats["topics"]["301"]["pool_size"] == 4
+    assert stats["topics"]["301"]["judged"] == 2 and stats["topics"]["301"]["relevant"] == 1
+    assert stats["runs"]["alpha"]["unique"] == 3  # a1, a2 on 301 and b1 on 302; b2 is shared
+    assert stats["overlap"]["alpha"]["beta"] == 1  # b2 on topic 302
+    assert stats["judged_fraction"] == round(2 / 7, 4)
+
+
+def test_an_adaptive_pool_offers_the_next_document_after_each_judgment(track, assessor):
+    out = run("build_pool", "robust", "--strategy", "mtf", "--budget", "3", "--depth", "4", "--seed", "1")
+    assert "added 2 documents" in out, "one document per topic to start with"
+    pool = Pool.objects.get()
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    judged = []
+    for n in range(5):
+        item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
+        if item is None:
+            break
+        judgment_record(item_id=item.pk, user=assessor, grade=1, client_token=f"m{n}")
+        judged.append(item.docno)
+    assert len(judged) == 3, "the budget of three judgments is spent, then the queue ends"
+    assert len(set(judged)) == 3
