@@ -14,6 +14,11 @@ from workbench.services import RunSpec, collection_create, documents_import, run
 
 DEMO_SLUG = "demo"
 DEMO_PASSWORD = "demo"
+DEMO_DEPTH = 10
+DEMO_SEED = 2026
+DEMO_OVERLAP_TOPICS = 3
+#: The run left out of the pool, to show how pooling treats a run that did not contribute.
+DEMO_LATE_RUN = "ql-dir"
 DEMO_SCALE = [
     {"grade": 0, "label": "Not relevant"},
     {"grade": 1, "label": "Relevant"},
@@ -68,9 +73,28 @@ def demo_build() -> DemoReport:
         topics = topics_import(collection=collection, source=files.topics)
         documents = documents_import(collection=collection, sources=[files.documents])
         runs = runs_import(collection=collection, specs=[
-            RunSpec(source=run.path, team=run.team, description=run.description, pool_priority=priority)
+            RunSpec(source=run.path, team=run.team, description=run.description, pool_priority=priority,
+                    contributes=run.tag != DEMO_LATE_RUN)
             for priority, run in enumerate(files.runs, start=1)])
     report.created = True
     report.lines.append(f"collection {DEMO_SLUG!r}: {topics.created} topics, {documents.created} documents, "
-                        f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)})")
+                        f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)}; {DEMO_LATE_RUN} does not "
+                        "contribute to the pool)")
+    report.lines.extend(_demo_pool_and_assignments(collection))
     return report
+
+
+def _demo_pool_and_assignments(collection: Collection) -> list[str]:
+    """A depth-10 pool over the contributing runs; topics split between the two assessors, and the
+    first few judged by both so that agreement can be measured."""
+    from judging.assignments import assignments_create
+    from pooling.services import pool_build
+
+    summary = pool_build(collection=collection, strategy="depth", depth=DEMO_DEPTH, seed=DEMO_SEED)
+    assessors = list(User.objects.filter(username__in=["assessor", "assessor2"]).order_by("username"))
+    qids = sorted(collection.topics.values_list("qid", flat=True), key=int)
+    shared, rest = qids[:DEMO_OVERLAP_TOPICS], qids[DEMO_OVERLAP_TOPICS:]
+    assignments_create(pool=summary.pool, assessors=assessors, topics=shared, overlap=2)
+    assignments_create(pool=summary.pool, assessors=assessors, topics=rest, overlap=1)
+    return [f"pool {summary.pool}: depth {DEMO_DEPTH}, {summary.total} documents from {len(summary.runs)} runs",
+            f"assigned topics {', '.join(shared)} to both assessors and split the other {len(rest)} between them"]
