@@ -60,3 +60,15 @@ def test_assessors_cannot_open_the_admin(client, assessor):
 def test_anonymous_users_are_sent_to_the_login_page(client, db):
     response = client.get("/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_the_home_page_lists_collections_for_organizers(client, organizer, collection):
+    client.force_login(organizer)
+    body = client.get("/").content.decode()
+    assert "Robust sample" in body and "/judge/organize/robust/" in body
+
+
+def test_the_home_page_sends_assessors_to_their_queue(client, assessor, collection):
+    client.force_login(assessor)
+    response = client.get("/")
+    assert response.status_code == 302 and response["Location"] == "/judge/"
