@@ -46,3 +46,10 @@ class AssignForm(forms.Form):
         self.fields["pool"].queryset = Pool.objects.filter(collection=collection)
         self.fields["assessors"].queryset = User.objects.filter(is_active=True).order_by("username")
         self.fields["topics"].queryset = collection.topics.order_by("id")
+
+
+class AdjudicationForm(forms.Form):
+    qid = forms.CharField(max_length=64)
+    docno = forms.CharField(max_length=200)
+    grade = forms.IntegerField()
+    comment = forms.CharField(required=False, max_length=5000)

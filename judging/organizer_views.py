@@ -9,11 +9,12 @@ from django_tables2 import RequestConfig
 
 from judging import selectors
 from judging.assignments import AssignmentRefused, assignments_create
-from judging.forms import AssignForm
-from judging.tables import AssessorProgressTable, TopicProgressTable
+from judging.forms import AdjudicationForm, AssignForm
+from judging.services import JudgmentRefused, adjudication_record
+from judging.tables import AssessorProgressTable, PairAgreementTable, TopicAgreementTable, TopicProgressTable
 from pooling.models import Pool
 from workbench.access import organizer_required
-from workbench.models import Collection
+from workbench.models import Collection, Topic
 
 
 @organizer_required
@@ -49,3 +50,35 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
                   status=400 if form.errors else 200)
 
 
+
+
+@organizer_required
+def agreement(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    if request.method == "POST":
+        form = AdjudicationForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                adjudication_record(collection=collection, qid=data["qid"], docno=data["docno"], grade=data["grade"],
+                                    user=request.user, comment=data["comment"])
+            except (JudgmentRefused, Topic.DoesNotExist) as exc:
+                messages.error(request, str(exc) or "No such topic.")
+            else:
+                messages.success(request, f"Topic {data['qid']}, {data['docno']}: adjudicated as {data['grade']}.")
+                return redirect("judging:agreement", slug=collection.slug)
+        else:
+            messages.error(request, "The adjudication was incomplete: " + "; ".join(
+                f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+    report = selectors.agreement_report(collection)
+    pairs = PairAgreementTable(report["pairs"].to_dict("records"), prefix="p-")
+    topics = TopicAgreementTable(report["topics"].to_dict("records"), prefix="t-")
+    RequestConfig(request, paginate={"per_page": 50}).configure(pairs)
+    RequestConfig(request, paginate={"per_page": 50}).configure(topics)
+    disputed = report["disagreements"].to_dict("records")
+    labels = collection.grade_labels
+    for row in disputed:
+        row["grade_list"] = sorted(row["grades"].items())
+    return render(request, "judging/agreement.html", {
+        "collection": collection, "pairs": pairs, "topics": topics, "disputed": disputed[:500],
+        "n_disputed": len(disputed), "scale": [{"grade": g, "label": labels[g]} for g in collection.grades]})

@@ -29,13 +29,19 @@ def current_judgments(collection: Collection, *, assessor: str | None = None) ->
     return frame.astype({"grade": "int64"}).reset_index(drop=True)
 
 
-def qrels(collection: Collection, *, assessor: str | None = None) -> pd.DataFrame:
+QRELS_POLICIES = ("adjudicated", "majority")
+
+
+def qrels(collection: Collection, *, assessor: str | None = None, policy: str = "adjudicated") -> pd.DataFrame:
     """Qrels (qid, docno, rel) sorted by qid then docno.
 
-    With ``assessor``, that assessor's current grades. Otherwise, per document: the adjudicated
-    grade where an organizer set one, else the majority of the assessors' current grades (a tie
-    goes to the lower grade: a document counts as relevant only if most assessors say so).
+    With ``assessor``, that assessor's current grades. Otherwise, per document, the majority of the
+    assessors' current grades (a tie goes to the lower grade: a document counts as relevant only if
+    most assessors say so); with ``policy="adjudicated"`` (the default) an organizer's adjudicated
+    grade, where one exists, replaces the majority.
     """
+    if policy not in QRELS_POLICIES:
+        raise ValueError(f"unknown qrels policy {policy!r} ({', '.join(QRELS_POLICIES)})")
     frame = current_judgments(collection, assessor=assessor)
     if frame.empty:
         return pd.DataFrame({"qid": pd.Series(dtype=str), "docno": pd.Series(dtype=str),
@@ -44,7 +50,7 @@ def qrels(collection: Collection, *, assessor: str | None = None) -> pd.DataFram
         adjudicated = frame[frame["source"] == Judgment.Source.ADJUDICATION]
         assessed = frame[frame["source"] != Judgment.Source.ADJUDICATION]
         parts = [majority_qrels(assessed[["assessor", "qid", "docno", "grade"]], tie="lower")] if len(assessed) else []
-        if len(adjudicated):
+        if len(adjudicated) and policy == "adjudicated":
             # the latest adjudication of each document wins over the assessors' majority
             parts.insert(0, adjudicated.iloc[::-1].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]])
         frame = pd.concat(parts).drop_duplicates(["qid", "docno"], keep="first").rename(columns={"rel": "grade"})
@@ -161,3 +167,37 @@ def judging_dashboard(collection: Collection) -> dict[str, pd.DataFrame]:
 def _natural_order(qids: pd.Series) -> list[int]:
     keys = _qid_key(qids.astype(str)).tolist()
     return sorted(range(len(keys)), key=keys.__getitem__)
+
+
+# --- agreement and adjudication -------------------------------------------------------------------
+
+def assessor_judgments(collection: Collection) -> pd.DataFrame:
+    """Current grades of the assessors who judged in the workbench or were imported (adjudications
+    left out): columns assessor, qid, docno, grade."""
+    frame = current_judgments(collection)
+    frame = frame[frame["source"] != Judgment.Source.ADJUDICATION]
+    return frame[["assessor", "qid", "docno", "grade"]].reset_index(drop=True)
+
+
+def agreement_report(collection: Collection) -> dict[str, pd.DataFrame]:
+    """Pairwise and per-topic agreement, and the documents the assessors disagree on with any
+    adjudicated grade."""
+    from judging import agreement
+
+    frame = assessor_judgments(collection)
+    if frame.empty:
+        empty = pd.DataFrame()
+        return {"pairs": empty, "topics": empty, "disagreements": empty}
+    relevant_from = collection.relevant_from
+    pairs = agreement.pairwise_agreement(frame, relevant_from=relevant_from)
+    topics = agreement.agreement_by_topic(frame, relevant_from=relevant_from)
+    topics = topics.iloc[_natural_order(topics["qid"])].reset_index(drop=True) if len(topics) else topics
+    disputed = agreement.disagreements(frame)
+    adjudicated = current_judgments(collection)
+    adjudicated = adjudicated[adjudicated["source"] == Judgment.Source.ADJUDICATION]
+    final = adjudicated.drop_duplicates(["qid", "docno"], keep="last").set_index(["qid", "docno"])["grade"]
+    if len(disputed):
+        keys = list(zip(disputed["qid"], disputed["docno"], strict=True))
+        disputed["adjudicated"] = [final.get(k) for k in keys]
+        disputed = disputed.iloc[_natural_order(disputed["qid"])].reset_index(drop=True)
+    return {"pairs": pairs, "topics": topics, "disagreements": disputed}

@@ -10,4 +10,5 @@ urlpatterns = [
     path("item/<int:item_id>/", views.item, name="item"),
     path("organize/<slug:slug>/", organizer_views.dashboard, name="dashboard"),
     path("organize/<slug:slug>/assign/", organizer_views.assign, name="assign"),
+    path("organize/<slug:slug>/agreement/", organizer_views.agreement, name="agreement"),
 ]

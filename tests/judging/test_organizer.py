@@ -41,3 +41,45 @@ def test_assessors_and_outsiders_cannot_open_the_organizer_pages(client, pool, a
         assert client.post("/judge/organize/robust/assign/", {"pool": pool.pk, "assessors": [user.pk],
                                                               "overlap": 1}).status_code == 403
     assert AssignmentItem.objects.count() == 0
+
+
+def _two_assessors_disagree(pool, assessor, outsider):
+    assignments_create(pool=pool, assessors=[assessor, outsider], topics=["301"], overlap=2)
+    for user, grades in ((assessor, [2, 1, 0, 0]), (outsider, [2, 0, 0, 1])):
+        items = AssignmentItem.objects.filter(assignment__assessor=user).order_by("judging_order")
+        for n, (item, grade) in enumerate(zip(items, grades, strict=True)):
+            judgment_record(item_id=item.pk, user=user, grade=grade, client_token=f"{user.pk}-{n}")
+
+
+def test_agreement_page_shows_kappa_and_lists_disagreements(client, pool, organizer, assessor, outsider):
+    _two_assessors_disagree(pool, assessor, outsider)
+    client.force_login(organizer)
+    body = client.get("/judge/organize/robust/agreement/").content.decode()
+    assert "Disagreements (2)" in body
+    assert "arthur: 1, oscar: 0" in body and "arthur: 0, oscar: 1" in body
+    assert "0.500" in body  # same grade on 2 of 4 shared documents
+
+
+def test_an_adjudicated_grade_replaces_the_majority_in_the_qrels(client, pool, organizer, assessor, outsider):
+    from judging.selectors import qrels
+
+    _two_assessors_disagree(pool, assessor, outsider)
+    disputed = AssignmentItem.objects.filter(assignment__assessor=assessor).order_by("judging_order")[1].docno
+    before = qrels(pool.collection).set_index("docno")["rel"]
+    assert before[disputed] == 0, "a 1-vs-0 tie goes to the lower grade"
+    client.force_login(organizer)
+    response = client.post("/judge/organize/robust/agreement/", {"qid": "301", "docno": disputed, "grade": "1"})
+    assert response.status_code == 302
+    assert qrels(pool.collection).set_index("docno")["rel"][disputed] == 1
+    assert qrels(pool.collection, policy="majority").set_index("docno")["rel"][disputed] == 0
+
+
+def test_assessors_cannot_see_agreement_or_adjudicate(client, pool, assessor, outsider):
+    _two_assessors_disagree(pool, assessor, outsider)
+    client.force_login(assessor)
+    assert client.get("/judge/organize/robust/agreement/").status_code == 403
+    response = client.post("/judge/organize/robust/agreement/", {"qid": "301", "docno": "d1", "grade": "2"})
+    assert response.status_code == 403
+    from judging.models import Judgment
+
+    assert not Judgment.objects.filter(source="adjudication").exists()
