@@ -10,7 +10,6 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from judging import selectors
@@ -82,9 +81,11 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
             except JudgmentRefused as exc:
                 form.add_error(None, str(exc))
             else:
-                if request.POST.get("stay"):
-                    return redirect("judging:item", item_id=entry.pk)
-                return redirect(reverse("judging:next") + f"?assignment={assignment.pk}")
+                following = selectors.next_item_for(request.user, assignment_id=assignment.pk)
+                if following is None:
+                    messages.info(request, "Nothing left to judge: every document of your assignments is judged.")
+                    return redirect("judging:queue")
+                return redirect("judging:item", item_id=following.pk)
     else:
         form = None
     topic = assignment.topic
