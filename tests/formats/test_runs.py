@@ -59,12 +59,16 @@ def test_windows_line_ends_are_accepted(tmp_path):
     assert run.frame["docno"].tolist()[-1] == "LA010189-0001"
 
 
-def test_qid_is_categorical_sorted_like_strcmp_so_sorting_sorts_the_strings(tmp_path):
-    text = "10 Q0 A 1 1 t\n9 Q0 B 1 1 t\n100 Q0 C 1 1 t\n"
+@pytest.mark.parametrize("lines_per_topic", [1, 5])
+def test_qid_is_categorical_sorted_like_strcmp_so_sorting_sorts_the_strings(tmp_path, lines_per_topic):
+    text = "".join(f"{qid} Q0 D{i} {i + 1} {9 - i} t\n" for qid in ("10", "9", "100") for i in range(lines_per_topic))
     frame = read_run(write(tmp_path, text)).frame
     assert isinstance(frame["qid"].dtype, pd.CategoricalDtype)
-    assert frame.sort_values("qid")["qid"].astype(str).tolist() == ["10", "100", "9"]
-    assert frame.groupby("qid", observed=True).size().to_dict() == {"10": 1, "100": 1, "9": 1}
+    assert list(frame["qid"].cat.categories) == ["10", "100", "9"]
+    assert frame["qid"].astype(str).tolist() == [q for q in ("10", "9", "100") for _ in range(lines_per_topic)]
+    assert frame.sort_values("qid", kind="stable")["qid"].astype(str).tolist()[::lines_per_topic] == ["10", "100", "9"]
+    assert frame.groupby("qid", observed=True).size().to_dict() == {"10": lines_per_topic, "100": lines_per_topic,
+                                                                    "9": lines_per_topic}
 
 
 def test_gzip_path_and_file_objects_read_the_same(tmp_path):
@@ -208,3 +212,42 @@ def test_docno_with_quotes_and_hashes_is_kept_verbatim(tmp_path):
 def test_line_missing_a_field_hidden_by_a_double_separator_is_an_error(tmp_path):
     problems = problems_of(tmp_path, "301 Q0 D1 1 2.0 mine\n301\t\tD2\t2\t1.0\tmine\n")
     assert problems[0].endswith(":2: expected 6 columns (qid q0 docno rank score tag), found 5")
+
+
+def test_trec_eval_rules_ignore_fields_after_the_tag_like_results_trunc(tmp_path):
+    text = "301\tQ0\tFBIS3-27619\t99\t  2.138276\tSTANDARD more junk at\n303\tQ0\tFT941-17652\t99\t  1.857372\tSTANDARD\n"
+    path = write(tmp_path, text)
+    with pytest.raises(FormatError, match=r":1: expected 6 columns \(qid q0 docno rank score tag\), found 9"):
+        read_run(path)
+    run = read_run(path, trec_eval_rules=True)
+    assert run.frame["docno"].tolist() == ["FBIS3-27619", "FT941-17652"]
+    assert run.frame["score"].tolist() == [2.138276, 1.857372]
+
+
+def test_trec_eval_rules_take_the_last_tag_and_still_refuse_short_lines_and_duplicates(tmp_path):
+    assert read_run(write(tmp_path, "1 Q0 a 1 2 first\n1 Q0 b 2 1 last\n"), trec_eval_rules=True).tag == "last"
+    with pytest.raises(FormatError) as caught:
+        read_run(write(tmp_path, "1 Q0 a 1 2 t\n1 Q0 b 2\n1 Q0 a 3 0 t x\n"), trec_eval_rules=True)
+    assert [p.split(":", 1)[1] for p in caught.value.problems] == [
+        "2: expected at least 6 columns (qid q0 docno rank score tag), found 4",
+        "3: document 'a' appears more than once in topic '1' (first at line 1)",
+    ]
+
+
+def test_line_numbers_stay_right_in_crlf_files_with_blank_lines(tmp_path):
+    text = "301 Q0 D1 1 1 t\r\n\r\n  \r\n301 Q0 D1 2 0 t\r\n"
+    problems = problems_of(tmp_path, text)
+    assert problems == [f"{tmp_path / 'run.txt'}:4: document 'D1' appears more than once in topic '301' "
+                        "(first at line 1)"]
+
+
+def test_byte_order_mark_is_not_part_of_the_first_qid(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf301 Q0 D1 1 1 t\n")
+    assert read_run(path).frame["qid"].astype(str).tolist() == ["301"]
+
+
+def test_duplicate_found_when_topics_differ_in_size(tmp_path):
+    text = "301 Q0 a 1 3 t\n301 Q0 b 2 2 t\n301 Q0 c 3 1 t\n302 Q0 a 1 2 t\n302 Q0 a 2 1 t\n303 Q0 c 1 1 t\n"
+    assert problems_of(tmp_path, text) == [f"{tmp_path / 'run.txt'}:5: document 'a' appears more than once in "
+                                           "topic '302' (first at line 4)"]

@@ -138,11 +138,15 @@ def _clean_separator(data: bytes | mmap.mmap) -> str | None:
 
 
 def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: Problems,
-                 describe: Callable[[str, bytes], str]) -> tuple[pa.Table, LineMap]:
+                 describe: Callable[[str, bytes], str], *,
+                 extra_fields: bool = False) -> tuple[pa.Table, LineMap]:
     """Parse ``data`` into the typed, kept ``columns``; structural problems go to ``problems``.
 
     ``describe(column_name, raw_value)`` words the message for a value that does not convert.
+    ``extra_fields=True`` ignores fields after the last column (as trec_eval does for runs).
     """
+    if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not part of the first qid
+        data = b"   " + data[3:]
     if not len(data):
         return _empty(columns), LineMap(lines=np.zeros(0, dtype=np.int64))
     separator = _clean_separator(data)
@@ -155,11 +159,11 @@ def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: P
     try:
         return _arrow_read(data, columns, " "), LineMap(data)
     except (pa.ArrowInvalid, UnicodeDecodeError, _Refused):
-        return _read_lines(data, columns, problems, describe)
+        return _read_lines(data, columns, problems, describe, extra_fields)
 
 
 def _read_lines(data: bytes, columns: Sequence[Column], problems: Problems,
-                describe: Callable[[str, bytes], str]) -> tuple[pa.Table, LineMap]:
+                describe: Callable[[str, bytes], str], extra_fields: bool) -> tuple[pa.Table, LineMap]:
     """The slow path: every line checked in Python, every problem recorded with its line number."""
     expected = len(columns)
     layout = " ".join(c.name for c in columns)
@@ -171,7 +175,10 @@ def _read_lines(data: bytes, columns: Sequence[Column], problems: Problems,
         if not line:
             continue
         fields = line.split(b" ")
-        if len(fields) != expected:
+        if len(fields) < expected and extra_fields:
+            problems.add(number, f"expected at least {expected} columns ({layout}), found {len(fields)}")
+            continue
+        if len(fields) != expected and not extra_fields:
             problems.add(number, f"expected {expected} columns ({layout}), found {len(fields)}")
             continue
         try:

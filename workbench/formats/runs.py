@@ -49,11 +49,16 @@ def _describe(column: str, raw: bytes) -> str:
 
 def read_run(source: Source, *, name: str | None = None, max_depth: int | None = 1000,
              known_qids: set[str] | None = None, max_problems: int = 20,
-             check_warnings: bool = True) -> RunFile:
+             check_warnings: bool = True, trec_eval_rules: bool = False) -> RunFile:
     """Read and validate a TREC run; raise :class:`FormatError` listing every problem found.
 
     ``max_depth=None`` accepts any number of lines per topic; ``known_qids=None`` accepts any topic;
     ``check_warnings=False`` skips the (sorting) checks that only warn.
+
+    ``trec_eval_rules=True`` accepts what trec_eval 9.0.8 accepts (``get_trec_results.c``) where the
+    submission checker would not: fields after the tag are ignored (its ``results.trunc`` test file
+    has them), and the tag may change from line to line (``tag`` is then the last line's, as trec_eval
+    reports). Everything else is still checked: column count, integer rank, finite score, duplicates.
 
     >>> import io
     >>> run = read_run(io.StringIO("301 Q0 D1 1 2.5 mine\\n301\\tQ0\\tD2\\t2\\t1.5\\tmine\\n"))
@@ -62,7 +67,8 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
     """
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    table, lines = read_columns(read_buffer(source), RUN_COLUMNS, problems, _describe)
+    table, lines = read_columns(read_buffer(source), RUN_COLUMNS, problems, _describe,
+                                extra_fields=trec_eval_rules)
     qcodes, qids = checks.sorted_categories(table.column("qid"))
     score = table.column("score").to_numpy()
     rank = table.column("rank").to_numpy()
@@ -70,7 +76,10 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
     if table.num_rows == 0 and not problems:
         problems.add(1, "the file is empty: no run lines")
     _check_scores(score, lines, problems)
-    tags = _check_tags(table.column("tag"), lines, problems)
+    if trec_eval_rules:
+        tags = [table.column("tag")[-1].as_py()] if table.num_rows else []
+    else:
+        tags = _check_tags(table.column("tag"), lines, problems)
     _check_topics(qcodes, qids, lines, problems, max_depth, known_qids)
     _check_duplicates(qcodes, qids, docno, lines, problems)
     problems.raise_if_any()

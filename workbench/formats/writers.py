@@ -27,11 +27,20 @@ def _identifiers(name: str, values: Any, n: int) -> pa.Array:
         series = pd.Series(values)
         if series.isna().any():
             raise ValueError(f"column {name!r} has missing values")
-        array = pa.array(series.astype(str).to_numpy(dtype=object), type=pa.string())
+        array = pa.array(series.astype(str), type=pa.string())
     if n and (pc.min(pc.utf8_length(array)).as_py() == 0
               or pc.any(pc.match_substring_regex(array, r"[\t\n\v\f\r ]")).as_py()):
         raise ValueError(f"column {name!r} has an empty value or one containing whitespace")
     return array
+
+
+def _is_numeric(values: Any) -> bool:
+    if isinstance(values, str):
+        return False
+    dtype = getattr(values, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(values).dtype
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _numbers(name: str, values: Any) -> pa.Array:
@@ -45,8 +54,7 @@ def write_columns(columns: dict[str, Any], n: int, dest: Source) -> None:
     """Write ``columns`` (name -> values, or one ``str`` for every line) as space-separated lines."""
     fields = []
     for name, values in columns.items():
-        numeric = not isinstance(values, str) and np.asarray(values).dtype.kind in "iuf"
-        fields.append(_numbers(name, values) if numeric else _identifiers(name, values, n))
+        fields.append(_numbers(name, values) if _is_numeric(values) else _identifiers(name, values, n))
     data = b""
     if n:
         lines = pc.binary_join_element_wise(*fields, pa.array([""] * n), " ")  # a trailing space...
