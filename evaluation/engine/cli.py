@@ -1,0 +1,263 @@
+"""``trec_eval`` on the command line: same options, measure syntax, output and exit codes as 9.0.8.
+
+``main(["-q", "-m", "all_trec", "qrels", "run"], stdout, stderr) -> exit code``. Django-free; the
+management command ``manage.py trec_eval`` only forwards its arguments here.
+
+Options (getopt style, as trec_eval: ``-mP.5``, ``-m P.5``, ``-l2``, ``-M 100``, long forms too):
+``-q`` per-topic lines, ``-m measure[.params]`` (repeatable; default ``official``), ``-c`` average over
+every qrels topic, ``-l n`` relevance level, ``-n`` no summary lines, ``-J`` judged documents only,
+``-M n`` depth, ``-N n`` collection size (utility), ``-R qrels`` / ``-T trec_results`` (the only formats),
+``-D n`` (accepted, ignored), ``-v`` version, ``-h`` help. ``-`` as the run file reads standard input.
+
+Output lines are ``%-22s\\t%s\\t%6.4f`` (integers ``%ld``, relstring quoted, runid as is): per topic first
+(with ``-q``), then the ``all`` lines. Exit codes: 0 fine; 1 usage or unknown measure; 2 unreadable or
+malformed input (one line ``trec_eval: path:LINE: problem``) or bad measure parameters; 4 inconsistent
+input found while evaluating; 7 no topic in both files.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+VERSION = "9.0.8 (workbench vectorised engine)"
+USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
+   -h: Give full help information, including other options
+   -q: In addition to summary evaluation, give evaluation for each query
+   -m: calculate and print measures indicated by 'measure'
+       ('-m all_trec' prints all trec measures, '-m official' is default)
+"""
+HELP = USAGE + """   -c: average over all topics of the qrels (missing topics score 0)
+   -l<num>: minimum grade that is relevant (default 1)
+   -n: no summary ('all') lines
+   -J: evaluate judged documents only (unjudged removed from every ranking)
+   -M<num>: evaluate only the first num documents of each topic
+   -N<num>: number of documents in the collection (utility)
+   Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set
+   (judged, rbp, rbp_resid, ndcg_exp, ndcg_exp_cut, set_Fbeta, map_condensed, ndcg_condensed,
+   ndcg_cut_condensed); see evaluation/engine/spec.py.
+"""
+
+_SHORT_ARG = set("mlDNMRTZ")
+_SHORT_FLAG = set("hvqcnJo")
+_LONG = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",
+         "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n", "Debug_level": "D",
+         "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
+         "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o", "Zscore": "Z"}
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Options:
+    query: bool = False
+    complete: bool = False
+    summary: bool = True
+    judged_only: bool = False
+    level: int = 1
+    max_depth: int | None = None
+    coll_size: int = 0
+    measures: list[str] = field(default_factory=list)
+    rel_format: str = "qrels"
+    results_format: str = "trec_results"
+    zscores: str | None = None
+    help: bool = False
+    version: bool = False
+    files: list[str] = field(default_factory=list)
+
+
+def _atol(text: str) -> int:
+    from evaluation.engine.spec import _strtol
+
+    return _strtol(text)
+
+
+def parse_args(argv: list[str]) -> Options:
+    """getopt_long-like parsing (options may follow the file names; ``--`` ends options)."""
+    opts = Options()
+    pairs: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            opts.files.extend(argv[i:])
+            break
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            if name not in _LONG:
+                raise UsageError(f"unrecognized option '{arg}'")
+            short = _LONG[name]
+            if short in _SHORT_ARG and not eq:
+                if i >= len(argv):
+                    raise UsageError(f"option '{arg}' requires an argument")
+                value, i = argv[i], i + 1
+            pairs.append((short, value if short in _SHORT_ARG else None))
+            continue
+        if arg.startswith("-") and arg != "-":
+            j = 1
+            while j < len(arg):
+                c = arg[j]
+                if c in _SHORT_FLAG:
+                    pairs.append((c, None))
+                    j += 1
+                elif c in _SHORT_ARG:
+                    value = arg[j + 1:]
+                    if not value:
+                        if i >= len(argv):
+                            raise UsageError(f"option requires an argument -- '{c}'")
+                        value, i = argv[i], i + 1
+                    pairs.append((c, value))
+                    break
+                else:
+                    raise UsageError(f"invalid option -- '{c}'")
+            continue
+        opts.files.append(arg)
+    for c, value in pairs:
+        if c == "h":
+            opts.help = True
+        elif c == "v":
+            opts.version = True
+        elif c == "q":
+            opts.query = True
+        elif c == "m":
+            opts.measures.append(value)
+        elif c == "c":
+            opts.complete = True
+        elif c == "l":
+            opts.level = _atol(value)
+        elif c == "n":
+            opts.summary = False
+        elif c == "J":
+            opts.judged_only = True
+        elif c == "N":
+            opts.coll_size = _atol(value)
+        elif c == "M":
+            opts.max_depth = _atol(value)
+        elif c == "R":
+            opts.rel_format = value
+        elif c == "T":
+            opts.results_format = value
+        elif c == "Z":
+            opts.zscores = value
+    return opts
+
+
+def format_value(value, kind: str) -> str:
+    """A value as trec_eval prints it: ``%6.4f`` (C spelling of nan/inf), ``%ld``, quoted relstring."""
+    if kind == "long":
+        return str(int(value))
+    if kind == "string":
+        return f"'{value}'"
+    value = float(value)
+    if math.isnan(value):
+        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return f"{text:>6}"
+    return f"{value:6.4f}"
+
+
+def result_lines(result, query: bool, summary: bool) -> list[str]:
+    """trec_eval's output lines for one :class:`EvalResult`."""
+    lines = []
+    if query:
+        per_topic = result.per_topic
+        columns = [(name, m.spec.value) for m in result.measures if m.spec.per_topic for name in m.names]
+        for qid, row in zip(per_topic.index, per_topic.itertuples(index=False, name=None), strict=True):
+            for (name, kind), value in zip(columns, row, strict=True):
+                lines.append(f"{name:<22}\t{qid}\t{format_value(value, kind)}\n")
+    if summary:
+        for m in result.measures:
+            for name in m.names:
+                if name not in result.aggregate:
+                    continue
+                value = result.aggregate[name]
+                text = value if m.spec.summary == "runid" else format_value(value, m.spec.value)
+                lines.append(f"{name:<22}\tall\t{text}\n")
+    return lines
+
+
+def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run trec_eval with ``argv`` (without the program name); return the exit code."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        opts = parse_args(list(argv))
+    except UsageError as exc:
+        stderr.write(f"trec_eval: {exc}\n{USAGE}")
+        return 1
+    if opts.version:
+        stderr.write(f"trec_eval version {VERSION}\n")
+        return 0
+    if opts.help:
+        stdout.write(HELP)
+        return 0
+    if len(opts.files) != 2:
+        stderr.write(USAGE)
+        return 1
+    if opts.zscores is not None:
+        stderr.write("trec_eval: -Z (z-scores) is not supported by this engine\n")
+        return 1
+    if opts.rel_format != "qrels":
+        stderr.write(f"trec_eval: Illegal rel_format '{opts.rel_format}' (only 'qrels' is supported)\n")
+        return 2
+    if opts.results_format != "trec_results":
+        stderr.write(f"trec_eval: Illegal retrieval results format '{opts.results_format}'\n")
+        return 2
+    return _evaluate(opts, stdout, stderr)
+
+
+def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
+    from evaluation.engine.spec import MeasureError, parse_measures
+
+    try:
+        parse_measures(opts.measures or None)
+    except MeasureError as exc:
+        stderr.write(f"trec_eval: {exc}\n")
+        return exc.exit_code
+    from evaluation.engine.evaluator import Evaluator
+    from evaluation.engine.qrels import Qrels
+    from workbench.formats import FormatError, read_qrels, read_run
+
+    qrels_path, run_path = opts.files
+    try:
+        qrels = Qrels.from_frame(read_qrels(qrels_path))
+    except (FormatError, OSError, ValueError) as exc:
+        stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
+        return 2
+    try:
+        source = sys.stdin.buffer if run_path == "-" else run_path
+        run = read_run(source, name=run_path, max_depth=None, check_warnings=False, trec_eval_rules=True)
+    except (FormatError, OSError, ValueError) as exc:
+        stderr.write(f"trec_eval: {_one_line(exc, run_path)}\n")
+        return 2
+    try:
+        evaluator = Evaluator(qrels, opts.measures or None, relevance_level=opts.level,
+                              judged_only=opts.judged_only, max_depth=opts.max_depth,
+                              complete=opts.complete, num_docs_in_coll=opts.coll_size)
+        result = evaluator.evaluate(run.frame, tag=run.tag)
+    except MeasureError as exc:
+        stderr.write(f"trec_eval: {exc}\n")
+        return exc.exit_code
+    except ValueError as exc:
+        stderr.write(f"trec_eval: {run_path}: {exc}\n")
+        return 4
+    if len(result.per_topic) == 0:
+        stderr.write("trec_eval: No queries with both results and relevance info\n")
+        return 7
+    stdout.write("".join(result_lines(result, opts.query, opts.summary)))
+    return 0
+
+
+def _one_line(exc: Exception, path: str) -> str:
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read: {exc.strerror or exc}"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if text.startswith(path) else f"{path}: {text}"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,163 @@
+"""Evaluate runs against prepared qrels: per-topic values and trec_eval's summary line ("all").
+
+Averaging follows trec_eval 9.0.8 (``meas_avg.c``): a topic counts when it is both in the run and in the
+qrels; the mean is over those topics, or with ``complete=True`` (``-c``) over every qrels topic, a missing
+topic adding 0 (the geometric means add ``log(0.00001)`` for it). ``num_ret``, ``num_rel_ret`` and
+``num_nonrel_judged_ret`` are sums; ``num_rel`` too, except that under ``-c`` 9.0.8 counts every qrels line
+with a positive grade, whatever ``-l``. ``gm_map`` and ``gm_bpref`` are ``exp(mean(log(max(v, 1e-5))))``.
+Sums over topics are added in topic order, as trec_eval adds them.
+
+>>> import pandas as pd
+>>> qrels = Qrels.from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 0]}))
+>>> run = pd.DataFrame({"qid": ["1", "1"], "docno": ["b", "a"], "score": [2.0, 1.0]})
+>>> Evaluator(qrels, measures=["map", "P.1"]).evaluate(run).aggregate
+{'map': 0.5, 'P_1': 0.0}
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evaluation.engine import kernels_ext, kernels_gain, kernels_trec
+from evaluation.engine.context import Ctx
+from evaluation.engine.qrels import Qrels
+from evaluation.engine.ranking import Ranked, blocks, rank_runs
+from evaluation.engine.spec import LONG, STRING, Measure, parse_measures
+
+MIN_GEO_MEAN = 0.00001
+KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS}
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """Scores of one run: ``per_topic`` (index ``qid``, one column per printed measure name, topics in
+    ``strcmp`` order, only topics in both run and qrels) and ``aggregate`` (what trec_eval prints for
+    ``all``). ``measures`` are the parsed requests, in output order."""
+
+    per_topic: pd.DataFrame
+    aggregate: dict
+    measures: tuple[Measure, ...]
+    tag: str | None = None
+
+
+class Evaluator:
+    """Evaluate runs against one :class:`Qrels` with trec_eval's options.
+
+    ``measures``: trec_eval ``-m`` requests (``"P.5,10"``, ``"ndcg.1=3,2=9"``, ``"all_trec"``; default
+    ``official``); ``relevance_level`` = ``-l``; ``judged_only`` = ``-J``; ``max_depth`` = ``-M`` (``None``:
+    no limit, trec_eval's default); ``complete`` = ``-c``; ``num_docs_in_coll`` = ``-N`` (utility only).
+    Build once per qrels and configuration; :meth:`evaluate_many` ranks many runs in one pass.
+    """
+
+    def __init__(self, qrels: Qrels, measures=None, *, relevance_level: int = 1, judged_only: bool = False,
+                 max_depth: int | None = None, complete: bool = False, num_docs_in_coll: int = 0) -> None:
+        self.qrels = qrels
+        self.measures = tuple(parse_measures(measures))
+        for m in self.measures:
+            if m.name in ("rbp", "rbp_resid"):
+                kernels_ext.rbp_p(m)
+        self.level = int(relevance_level)
+        if self.level < 0:  # trec_eval would then count unpooled documents as relevant
+            raise ValueError("relevance_level must be >= 0")
+        self.judged_only = judged_only
+        self.max_depth = max_depth
+        self.complete = complete
+        self.coll_size = num_docs_in_coll
+        self._num_rel = qrels.num_rel(self.level)
+        self._num_nonrel = qrels.num_nonrel(self.level)
+
+    def evaluate(self, frame: pd.DataFrame, tag: str | None = None) -> EvalResult:
+        """Evaluate one run frame (``qid``, ``docno``, ``score``; any order; rank column ignored)."""
+        return self.evaluate_many({tag: frame})[tag]
+
+    def evaluate_many(self, runs: dict) -> dict:
+        """Evaluate ``{tag: frame}`` in one batch; returns ``{tag: EvalResult}``."""
+        tags = list(runs)
+        ranked = rank_runs(self.qrels, [runs[t] for t in tags], max_depth=self.max_depth,
+                           judged_only=self.judged_only)
+        values = self._compute(ranked)
+        return {tag: self._result(ranked, values, r, tag) for r, tag in enumerate(tags)}
+
+    # -- computing ---------------------------------------------------------------------------------
+    def _compute(self, ranked: Ranked) -> dict:
+        n_seg = len(ranked.lengths)
+        plain = [m for m in self.measures if m.name in KERNELS]
+        condensed = [m for m in self.measures if m.name in kernels_ext.CONDENSED]
+        values: dict[str, np.ndarray] = {}
+        self._run_kernels(ranked, plain, values, n_seg)
+        if condensed:
+            self._run_kernels(ranked if self.judged_only else ranked.judged_only(), condensed, values, n_seg)
+        return values
+
+    def _run_kernels(self, ranked: Ranked, measures: list, values: dict, n_seg: int) -> None:
+        for m in measures:
+            for name in m.names:
+                kind = object if m.spec.value == STRING else (np.int64 if m.spec.value == LONG else np.float64)
+                values[name] = np.zeros(n_seg, dtype=kind)
+        topic = ranked.seg_topic
+        for block in blocks(ranked):
+            t = topic[block.rows]
+            stats = {"topic": t, "num_rel": self._num_rel[t], "num_nonrel": self._num_nonrel[t]}
+            ctx = Ctx(block, stats, self.level, self.coll_size, self.qrels)
+            for m in measures:
+                kernel = KERNELS[kernels_ext.CONDENSED.get(m.name, m.name)]
+                base = m if m.name not in kernels_ext.CONDENSED else _as_base(m)
+                for name, v in zip(m.names, kernel(ctx, base), strict=True):
+                    values[name][block.rows] = v
+
+    # -- assembling --------------------------------------------------------------------------------
+    def _result(self, ranked: Ranked, values: dict, run: int, tag) -> EvalResult:
+        segs = np.flatnonzero(ranked.seg_run == run)
+        qids = [self.qrels.topics[t] for t in ranked.seg_topic[segs]]
+        n_eval = len(segs)
+        divisor = len(self.qrels.topics) if self.complete else n_eval
+        columns, aggregate = {}, {}
+        for m in self.measures:
+            spec = m.spec
+            if spec.summary == "runid":
+                if tag is not None:
+                    aggregate["runid"] = str(tag)
+                continue
+            if spec.summary == "num_q":
+                aggregate["num_q"] = divisor
+                continue
+            for name in m.names:
+                v = values[name][segs]
+                if spec.per_topic:
+                    columns[name] = v
+                aggregate.update(_summarise(spec.summary, name, v, divisor, n_eval, self))
+        per_topic = pd.DataFrame(columns, index=pd.Index(qids, name="qid", dtype=object))
+        return EvalResult(per_topic=per_topic, aggregate=aggregate, measures=self.measures, tag=tag)
+
+
+def _as_base(m: Measure) -> Measure:
+    from evaluation.engine.spec import SPECS
+
+    base = SPECS[kernels_ext.CONDENSED[m.name]]
+    return Measure(base, m.params, m.names, m.raw)
+
+
+def _seq_sum(v: np.ndarray) -> float:
+    return float(np.add.accumulate(v.astype(np.float64))[-1]) if v.size else 0.0
+
+
+def _summarise(kind: str, name: str, v: np.ndarray, divisor: int, n_eval: int, ev: Evaluator) -> dict:
+    if kind == "none":
+        return {}
+    if kind == "sum":
+        return {name: int(v.sum())}
+    if kind == "num_rel":
+        return {name: ev.qrels.positive_total if ev.complete else int(v.sum())}
+    if kind == "gm":
+        total = 0.0
+        for x in v:
+            total += math.log(max(float(x), MIN_GEO_MEAN))
+        if ev.complete:
+            total += (divisor - n_eval) * math.log(MIN_GEO_MEAN)
+        return {name: math.exp(total / divisor) if divisor else 0.0}
+    total = _seq_sum(v)
+    return {name: total / divisor if divisor else total}

@@ -1,0 +1,159 @@
+"""Relevance judgments prepared once for fast lookups: topic and document codes, grades, level counts.
+
+Grades follow trec_eval 9.0.8 (``form_res_rels.c``): a grade ``>= 0`` is a judgment; a negative grade
+means *pooled but not judged* (infAP's sampled pools): it counts in no level, bpref and infAP see it as
+unjudged, ``-J`` drops it. A document absent from the qrels of its topic is *not pooled*.
+
+Topics are kept in ``strcmp`` order of their ids (trec_eval evaluates and prints them in that order);
+documents get codes (positions in the qrels' vocabulary) for the join with runs.
+
+>>> import pandas as pd
+>>> q = Qrels.from_frame(pd.DataFrame({"qid": ["2", "1", "1"], "docno": ["a", "b", "a"], "rel": [1, 0, 2]}))
+>>> q.topics, q.num_rel(1).tolist(), q.num_rel(2).tolist()
+(['1', '2'], [1, 1], [1, 0])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def as_arrow_strings(values) -> pa.Array:
+    """A pyarrow string array from a pandas column / array / list, zero-copy when already arrow-backed."""
+    if isinstance(values, pd.Series):
+        values = values.array
+    if isinstance(values, pd.Categorical):
+        cats = as_arrow_strings(pd.Series(values.categories))
+        return cats.take(pa.array(values.codes)) if len(values) else pa.array([], pa.string())
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array([str(v) for v in values], pa.string())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary.take(arr.indices)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = pc.cast(arr, pa.string())
+    return arr
+
+
+def sorted_unique(arr: pa.Array) -> pa.Array:
+    """Distinct strings in ``strcmp`` (byte) order."""
+    uniq = pc.unique(arr)
+    return uniq.take(pc.sort_indices(uniq))
+
+
+def codes_in(arr: pa.Array, vocabulary: pa.Array) -> np.ndarray:
+    """Position of each string of ``arr`` in ``vocabulary`` (int64), -1 where absent."""
+    idx = pc.index_in(arr, value_set=vocabulary)
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def topic_codes(qid, topics: pa.Array) -> np.ndarray:
+    """Codes of a qid column against sorted topic ids; cheap for a pandas Categorical (maps categories)."""
+    if isinstance(qid, pd.Series) and isinstance(qid.dtype, pd.CategoricalDtype):
+        cat_codes = codes_in(as_arrow_strings(pd.Series(qid.cat.categories)), topics)
+        raw = qid.cat.codes.to_numpy()
+        out = np.where(raw >= 0, cat_codes[np.maximum(raw, 0)], -1)
+        return out.astype(np.int64, copy=False)
+    return codes_in(as_arrow_strings(qid), topics)
+
+
+@dataclass(eq=False)
+class Qrels:
+    """Judgments of one qrels file, sorted by (topic, docno), with per-topic level counts.
+
+    Build with :meth:`from_frame` (columns ``qid``, ``docno``, ``rel``); reuse for every run.
+    """
+
+    topics: list[str]
+    topic_array: pa.Array
+    vocabulary: pa.Array
+    keys: np.ndarray          # topic * n_docs + doc, sorted, unique
+    grades: np.ndarray        # int64, aligned with keys
+    levels: np.ndarray        # distinct grades >= 0, ascending
+    level_counts: np.ndarray  # (n_topics, n_levels) judged documents per grade
+    unjudged_counts: np.ndarray  # pooled-but-unjudged (negative grade) documents per topic
+    positive_total: int       # lines with grade > 0, all topics (9.0.8's num_rel summary under -c)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> Qrels:
+        """Prepare judgments from a frame with ``qid``, ``docno``, ``rel`` (integer grades).
+
+        Raises ``ValueError`` for a docno judged twice in a topic (trec_eval refuses it too).
+        """
+        qid = as_arrow_strings(frame["qid"])
+        docno = as_arrow_strings(frame["docno"])
+        grades = np.asarray(frame["rel"], dtype=np.int64)
+        topic_array = sorted_unique(qid)
+        vocabulary = pc.unique(docno)
+        tcode = topic_codes(frame["qid"], topic_array)
+        dcode = codes_in(docno, vocabulary)
+        n_docs = max(len(vocabulary), 1)
+        keys = tcode * n_docs + dcode
+        order = np.argsort(keys, kind="stable")
+        keys, grades, tcode = keys[order], grades[order], tcode[order]
+        dup = np.flatnonzero(keys[1:] == keys[:-1])
+        if dup.size:
+            k = int(keys[dup[0]])
+            raise ValueError(f"document {vocabulary[k % n_docs].as_py()!r} is judged twice for topic "
+                             f"{topic_array[k // n_docs].as_py()!r}")
+        n_topics = len(topic_array)
+        judged = grades >= 0
+        levels = np.unique(grades[judged])
+        lvl_idx = np.searchsorted(levels, grades[judged])
+        counts = np.zeros((n_topics, max(len(levels), 1)), dtype=np.int64)
+        np.add.at(counts, (tcode[judged], lvl_idx), 1)
+        counts = counts[:, : len(levels)]
+        unjudged = np.bincount(tcode[~judged], minlength=n_topics).astype(np.int64)
+        return cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
+                   keys=keys, grades=grades, levels=levels, level_counts=counts,
+                   unjudged_counts=unjudged, positive_total=int(np.count_nonzero(grades > 0)))
+
+    @property
+    def n_docs(self) -> int:
+        return max(len(self.vocabulary), 1)
+
+    def num_rel(self, level: int) -> np.ndarray:
+        """Relevant documents per topic: judged with grade >= ``level`` (trec_eval's R)."""
+        return self.level_counts[:, self.levels >= level].sum(axis=1)
+
+    def num_nonrel(self, level: int) -> np.ndarray:
+        """Judged non-relevant documents per topic: grade in ``[0, level)``."""
+        return self.level_counts[:, self.levels < level].sum(axis=1)
+
+    def num_judged(self) -> np.ndarray:
+        return self.level_counts.sum(axis=1)
+
+    def num_rel_levels(self) -> np.ndarray:
+        """trec_eval's ``num_rel_levels``: highest grade with a document, plus one (0 if none)."""
+        if not len(self.levels):
+            return np.zeros(len(self.topics), dtype=np.int64)
+        present = self.level_counts > 0
+        top = np.where(present.any(axis=1), len(self.levels) - 1 - np.argmax(present[:, ::-1], axis=1), -1)
+        return np.where(top >= 0, self.levels[np.maximum(top, 0)] + 1, 0)
+
+    def count_at(self, grade: int) -> np.ndarray:
+        """Judged documents with exactly ``grade`` per topic."""
+        hit = np.flatnonzero(self.levels == grade)
+        if not hit.size:
+            return np.zeros(len(self.topics), dtype=np.int64)
+        return self.level_counts[:, hit[0]]
+
+    def lookup(self, topic: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows (indices into ``topic``/``doc``) whose (topic, doc-code) pair is judged, and their grades;
+        doc -1 means not in the vocabulary."""
+        cand = np.flatnonzero(doc >= 0)
+        if not cand.size or not len(self.keys):
+            return cand[:0], np.zeros(0, dtype=np.int64)
+        keys = topic[cand] * self.n_docs + doc[cand]
+        pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+        hit = self.keys[pos] == keys
+        return cand[hit], self.grades[pos[hit]]

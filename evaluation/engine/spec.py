@@ -1,0 +1,253 @@
+"""Measure names, parameters and defaults, parsed exactly like trec_eval 9.0.8 parses ``-m``.
+
+A request is ``name`` or ``name.params`` (everything after the first ``.``). Parameter syntaxes, by measure
+(trec_eval's ``meas_init.c``):
+
+``long cut-offs`` (``P.5,10``)
+    Comma-separated integers (``strtol``, so ``23.4`` is 23), sorted, positive, no duplicates; one printed
+    value per cut-off, ``P_5``, ``P_10``.
+``double cut-offs`` (``iprec_at_recall..1,.5``, ``Rprec_mult.0.5,2``)
+    Comma-separated reals (``atof``), sorted, no duplicates; printed ``%3.2f``: ``iprec_at_recall_0.10``.
+``double params`` (``utility.2,-1,0,0``, ``11pt_avg..25,.5``, ``relstring.20``, ``set_F.0.5``)
+    Reals kept in the given order; the printed name is ``name_<params as typed>``.
+``pairs`` (``ndcg.1=3,2=9``, ``rbp.p=0.8``)
+    ``key=value`` pairs; printed ``name_<params as typed>``.
+
+Nicknames: ``official`` (the default set), ``set``, ``all_trec``; ``all_ext`` names every measure this
+workbench adds to trec_eval (see :mod:`evaluation.engine.kernels_ext`). When one measure is requested
+several times, the first request that carries parameters wins (trec_eval's rule) and it is computed once.
+Output order is trec_eval's table order, then the workbench's own measures, whatever the order of ``-m``.
+
+>>> [m.names for m in parse_measures(["P.10,5", "map"])]
+[('map',), ('P_5', 'P_10')]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+CUT_LONG, CUT_DOUBLE, PARAMS_DOUBLE, PAIRS, SINGLE = "cut_long", "cut_double", "params_double", "pairs", "single"
+FLOAT, LONG, STRING = "float", "long", "string"
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """One measure family: parameter syntax, defaults, how it prints and how it aggregates.
+
+    ``summary`` is ``mean`` (sum over topics / number of topics), ``sum`` (``num_*``), ``gm`` (geometric
+    mean, per-topic values floored at 0.00001), ``num_q``, ``num_rel`` (sum; with ``-c`` the count of
+    qrels lines with a positive grade, as 9.0.8 does), ``runid`` or ``none`` (per topic only).
+    """
+
+    name: str
+    kind: str
+    default: tuple = ()
+    value: str = FLOAT
+    summary: str = "mean"
+    per_topic: bool = True
+    trec: bool = True
+
+
+def _s(name, **kw):
+    return MeasureSpec(name, SINGLE, **kw)
+
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_PTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: trec_eval 9.0.8's measure table (``measures.c``) in its order, the qrels/trec_results ones.
+TREC_SPECS = (
+    _s("runid", value=STRING, summary="runid", per_topic=False),
+    _s("num_q", value=LONG, summary="num_q", per_topic=False),
+    _s("num_ret", value=LONG, summary="sum"),
+    _s("num_rel", value=LONG, summary="num_rel"),
+    _s("num_rel_ret", value=LONG, summary="sum"),
+    _s("map"),
+    _s("gm_map", summary="gm", per_topic=False),
+    _s("Rprec"),
+    _s("bpref"),
+    _s("recip_rank"),
+    MeasureSpec("iprec_at_recall", CUT_DOUBLE, _RECALL_PTS),
+    MeasureSpec("P", CUT_LONG, _CUTS),
+    MeasureSpec("relstring", PARAMS_DOUBLE, (10.0,), value=STRING, summary="none"),
+    MeasureSpec("recall", CUT_LONG, _CUTS),
+    _s("infAP"),
+    _s("gm_bpref", summary="gm", per_topic=False),
+    MeasureSpec("Rprec_mult", CUT_DOUBLE, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    MeasureSpec("utility", PARAMS_DOUBLE, (1.0, -1.0, 0.0, 0.0)),
+    MeasureSpec("11pt_avg", PARAMS_DOUBLE, _RECALL_PTS),
+    _s("binG"),
+    MeasureSpec("G", PAIRS),
+    MeasureSpec("ndcg", PAIRS),
+    MeasureSpec("ndcg_rel", PAIRS),
+    MeasureSpec("Rndcg", PAIRS),
+    MeasureSpec("ndcg_cut", CUT_LONG, _CUTS),
+    MeasureSpec("map_cut", CUT_LONG, _CUTS),
+    MeasureSpec("relative_P", CUT_LONG, _CUTS),
+    MeasureSpec("success", CUT_LONG, (1, 5, 10)),
+    _s("set_P"),
+    _s("set_relative_P"),
+    _s("set_recall"),
+    _s("set_map"),
+    MeasureSpec("set_F", PARAMS_DOUBLE, (1.0,)),
+    _s("num_nonrel_judged_ret", value=LONG, summary="sum"),
+)
+
+#: Measures the workbench adds (own names, never clashing with trec_eval's); see kernels_ext.
+EXT_SPECS = (
+    MeasureSpec("judged", CUT_LONG, (10,), trec=False),
+    MeasureSpec("rbp", PAIRS, trec=False),
+    MeasureSpec("rbp_resid", PAIRS, trec=False),
+    MeasureSpec("ndcg_exp", SINGLE, trec=False),
+    MeasureSpec("ndcg_exp_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("set_Fbeta", CUT_DOUBLE, (1.0,), trec=False),
+    MeasureSpec("map_condensed", SINGLE, trec=False),
+    MeasureSpec("ndcg_condensed", SINGLE, trec=False),
+    MeasureSpec("ndcg_cut_condensed", CUT_LONG, _CUTS, trec=False),
+)
+
+SPECS = {s.name: s for s in TREC_SPECS + EXT_SPECS}
+ORDER = {s.name: i for i, s in enumerate(TREC_SPECS + EXT_SPECS)}
+
+NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+                 "num_nonrel_judged_ret"),
+    "all_ext": tuple(s.name for s in EXT_SPECS),
+}
+
+
+class MeasureError(ValueError):
+    """A measure request trec_eval would refuse: malformed parameters (trec_eval exits 2)."""
+
+    exit_code = 2
+
+
+class UnknownMeasure(MeasureError):
+    """A measure or nickname trec_eval does not know (trec_eval exits 1)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A requested measure with its parsed parameters and the names it prints (one per value)."""
+
+    spec: MeasureSpec
+    params: tuple
+    names: tuple[str, ...]
+    raw: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+
+def _strtol(text: str) -> int:
+    """C ``strtol(text, NULL, 10)``: leading blanks, sign, digits; anything after is ignored."""
+    s = text.lstrip()
+    i = 1 if s[:1] in "+-" else 0
+    j = i
+    while j < len(s) and s[j].isdigit():
+        j += 1
+    return int(s[:j]) if j > i else 0
+
+
+def _atof(text: str) -> float:
+    """C ``atof``: the longest prefix that is a number, 0.0 when there is none."""
+    s = text.lstrip()
+    for end in range(len(s), 0, -1):
+        if "_" in s[:end]:
+            continue
+        try:
+            value = float(s[:end])
+        except ValueError:
+            continue
+        if s[:end].strip() == s[:end]:
+            return value
+    return 0.0
+
+
+def _fmt_double(value: float) -> str:
+    return f"{value:3.2f}"
+
+
+def _build(spec: MeasureSpec, raw: str | None) -> Measure:
+    kind = spec.kind
+    if raw is not None and raw == "":
+        raise MeasureError(f"improper measure in parameter '{spec.name}'")
+    if kind == SINGLE:
+        return Measure(spec, (), (spec.name,), raw)
+    if kind == CUT_LONG:
+        cuts = tuple(sorted(_strtol(p) for p in raw.split(","))) if raw is not None else spec.default
+        if cuts[0] <= 0:
+            raise MeasureError(f"{spec.name}: negative cutoff detected")
+        if len(set(cuts)) != len(cuts):
+            raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
+        return Measure(spec, cuts, tuple(f"{spec.name}_{c}" for c in cuts), raw)
+    if kind == CUT_DOUBLE:
+        cuts = tuple(sorted(_atof(p) for p in raw.split(","))) if raw is not None else spec.default
+        if len(set(cuts)) != len(cuts):
+            raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
+        return Measure(spec, cuts, tuple(f"{spec.name}_{_fmt_double(c)}" for c in cuts), raw)
+    if kind == PARAMS_DOUBLE:
+        values = tuple(_atof(p) for p in raw.split(",")) if raw is not None else spec.default
+        if spec.name == "utility" and len(values) != 4:
+            raise MeasureError("utility: improper number of coefficients (4 needed)")
+        name = spec.name if raw is None else f"{spec.name}_{raw}"
+        return Measure(spec, values, (name,), raw)
+    # pairs: trec_eval's get_param_pairs validation, then name=atof(value)
+    if raw is None:
+        return Measure(spec, (), (spec.name,), raw)
+    last = ","
+    for ch in raw:
+        if ch in ",=":
+            if ch == last:
+                last = "!"
+                break
+            last = ch
+    if last != "=":
+        raise MeasureError(f"malformed pair parameters in '{raw}'")
+    pairs = []
+    for item in raw.split(","):
+        key, _, value = item.partition("=")
+        pairs.append((key, _atof(value)))
+    return Measure(spec, tuple(pairs), (f"{spec.name}_{raw}",), raw)
+
+
+def parse_measures(requests: list[str] | tuple[str, ...] | str | None) -> list[Measure]:
+    """Parse trec_eval ``-m`` requests into measures in output order; ``None`` means ``official``.
+
+    Raises :class:`MeasureError` naming the request trec_eval would reject.
+    """
+    if requests is None:
+        requests = ["official"]
+    elif isinstance(requests, str):
+        requests = [requests]
+    marked: set[str] = set()
+    params: dict[str, str] = {}
+    for request in requests:
+        name, dot, raw = request.partition(".")
+        if dot:
+            if raw == "":
+                raise UnknownMeasure(f"improper measure in parameter '{name}'")
+            params.setdefault(name, raw)
+        if name in NICKNAMES:
+            marked.update(NICKNAMES[name])
+        elif name in SPECS:
+            marked.add(name)
+        else:
+            raise UnknownMeasure(f"illegal measure '{request}'")
+    return [_build(SPECS[n], params.get(n)) for n in sorted(marked, key=ORDER.__getitem__)]
+
+
+def iprec_cutoff(frac: float, num_rel: int) -> int:
+    """trec_eval 9.0.8's recall cut-off in documents: ``(long) (frac * R + 0.9)`` (truncation)."""
+    return math.trunc(frac * num_rel + 0.9)
