@@ -76,25 +76,34 @@ def demo_build() -> DemoReport:
             RunSpec(source=run.path, team=run.team, description=run.description, pool_priority=priority,
                     contributes=run.tag != DEMO_LATE_RUN)
             for priority, run in enumerate(files.runs, start=1)])
+        report.lines.append(f"collection {DEMO_SLUG!r}: {topics.created} topics, {documents.created} documents, "
+                            f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)}; {DEMO_LATE_RUN} does not "
+                            "contribute to the pool)")
+        report.lines.extend(_demo_pool_and_assignments(collection, Path(tmp)))
     report.created = True
-    report.lines.append(f"collection {DEMO_SLUG!r}: {topics.created} topics, {documents.created} documents, "
-                        f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)}; {DEMO_LATE_RUN} does not "
-                        "contribute to the pool)")
-    report.lines.extend(_demo_pool_and_assignments(collection))
     return report
 
 
-def _demo_pool_and_assignments(collection: Collection) -> list[str]:
-    """A depth-10 pool over the contributing runs; topics split between the two assessors, and the
-    first few judged by both so that agreement can be measured."""
+def _demo_pool_and_assignments(collection: Collection, tmp: Path) -> list[str]:
+    """A depth-10 pool over the contributing runs. The organizer's pre-made judgments cover topics
+    7-30; topics 1-6 go to the two assessors, the first three to both so that agreement can be
+    measured."""
     from judging.assignments import assignments_create
+    from judging.services import qrels_import
     from pooling.services import pool_build
+    from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
 
     summary = pool_build(collection=collection, strategy="depth", depth=DEMO_DEPTH, seed=DEMO_SEED)
+    qrels_path = tmp / "demo-organizer.qrels"
+    write_qrels(qrels_path, known=set(collection.documents.values_list("docno", flat=True)))
+    judged = qrels_import(collection=collection, source=qrels_path, assessor="organizer")
     assessors = list(User.objects.filter(username__in=["assessor", "assessor2"]).order_by("username"))
-    qids = sorted(collection.topics.values_list("qid", flat=True), key=int)
-    shared, rest = qids[:DEMO_OVERLAP_TOPICS], qids[DEMO_OVERLAP_TOPICS:]
+    open_topics = [q for q in sorted(collection.topics.values_list("qid", flat=True), key=int)
+                   if q not in set(JUDGED_TOPICS)]
+    shared, rest = open_topics[:DEMO_OVERLAP_TOPICS], open_topics[DEMO_OVERLAP_TOPICS:]
     assignments_create(pool=summary.pool, assessors=assessors, topics=shared, overlap=2)
     assignments_create(pool=summary.pool, assessors=assessors, topics=rest, overlap=1)
     return [f"pool {summary.pool}: depth {DEMO_DEPTH}, {summary.total} documents from {len(summary.runs)} runs",
-            f"assigned topics {', '.join(shared)} to both assessors and split the other {len(rest)} between them"]
+            f"the organizer's judgments: {judged.created} on topics {JUDGED_TOPICS[0]}-{JUDGED_TOPICS[-1]}",
+            f"assigned topics {', '.join(shared)} to both assessors and split topics {', '.join(rest)} "
+            "between them"]

@@ -44,6 +44,22 @@ def _machine_strings() -> list[str]:
     return sorted((v for v in values if v and len(v) > 1), key=len, reverse=True)
 
 
+class _Elided:
+    def __repr__(self) -> str:
+        return "..."
+
+
+_PLAIN = (str, bytes, int, float, bool, type(None))
+
+
+def _runtime_state(value: object) -> bool:
+    """A default that is a container of live objects (e.g. logging.shutdown's list of handlers) shows
+    the interpreter's state, not the API: it differs between a plain interpreter and a test run."""
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    return isinstance(value, list | set | dict) and not all(isinstance(v, _PLAIN) for v in value)
+
+
 def _signature(obj: object, *, drop_first: bool) -> str:
     try:
         sig = inspect.signature(obj)  # type: ignore[arg-type]
@@ -51,7 +67,9 @@ def _signature(obj: object, *, drop_first: bool) -> str:
         return ""
     params = list(sig.parameters.values())
     if drop_first and params and params[0].name in ("self", "cls"):
-        sig = sig.replace(parameters=params[1:])
+        params = params[1:]
+    params = [p.replace(default=_Elided()) if _runtime_state(p.default) else p for p in params]
+    sig = sig.replace(parameters=params)
     text = _ADDRESS.sub("", str(sig))
     for value in _machine_strings():
         text = text.replace(repr(value), "...")

@@ -1,0 +1,37 @@
+"""`make demo`: the demo collection, its pool, pre-made judgments and users; re-running keeps data."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from judging.models import Assignment, Judgment
+from pooling.models import PoolEntry
+from workbench.models import Collection, Run
+
+
+@pytest.mark.slow
+def test_build_demo_builds_a_judgeable_collection_and_keeps_it_on_rerun(db):
+    out = StringIO()
+    call_command("build_demo", stdout=out)
+    text = out.getvalue()
+    assert "users: organizer, assessor, assessor2 (password: 'demo')" in text
+    collection = Collection.objects.get(slug="demo")
+    assert collection.topics.count() >= 25 and collection.documents.count() > 3000
+    assert Run.objects.filter(collection=collection).count() >= 4
+    assert list(Run.objects.filter(collection=collection, contributes=False).values_list("tag", flat=True)) == ["ql-dir"]
+    assert PoolEntry.objects.filter(pool__collection=collection).count() > 400
+    assert Judgment.objects.filter(collection=collection, assessor="organizer").count() > 400
+    for name in ["organizer", "assessor", "assessor2"]:
+        assert authenticate(username=name, password="demo") is not None
+    shared = {a.topic.qid for a in Assignment.objects.filter(assessor__username="assessor")} & \
+             {a.topic.qid for a in Assignment.objects.filter(assessor__username="assessor2")}
+    assert shared == {"1", "2", "3"}, "a few topics are judged by both assessors"
+
+    Judgment.objects.create(collection=collection, topic=collection.topics.get(qid="1"), docno="json", grade=1,
+                            assessor="assessor")
+    again = StringIO()
+    call_command("build_demo", stdout=again)
+    assert "exists: keeping its data" in again.getvalue()
+    assert Judgment.objects.filter(assessor="assessor").count() == 1
