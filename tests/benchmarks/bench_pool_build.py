@@ -1,0 +1,87 @@
+"""Benchmark: `pool_build` from runs stored in the database (decode + rank + union + provenance +
+writing the pool entries), for 150 runs x 30 topics x 1,000 documents.
+
+Run: .venv/bin/python tests/benchmarks/bench_pool_build.py [--runs 150] [--topics 30] [--postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=150)
+    parser.add_argument("--topics", type=int, default=30)
+    parser.add_argument("--depth", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--postgres", nargs="?", const="postgres://postgres@127.0.0.1:5432/bench_pool", default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update({"DEBUG": "1", "WORKBENCH_VAR_DIR": tmp, "DJANGO_SETTINGS_MODULE": "workbench.settings"})
+        if args.postgres:
+            subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "test", "-qc",
+                            "create database bench_pool"], capture_output=True)
+            os.environ["DATABASE_URL"] = args.postgres
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+        from django.db import connection
+
+        call_command("migrate", verbosity=0)
+        call_command("flush", interactive=False, verbosity=0)
+        from pooling.models import Pool
+        from pooling.services import pool_build
+        from workbench import runstore
+        from workbench.models import Topic
+        from workbench.services import RunSpec, collection_create, runs_import
+
+        collection = collection_create(slug="bench")
+        Topic.objects.bulk_create(Topic(collection=collection, qid=str(q), title=f"t{q}")
+                                  for q in range(1, args.topics + 1))
+        rng = np.random.default_rng(0)
+        specs = []
+        for r in range(args.runs):
+            docs = np.concatenate([rng.choice(20_000, size=1000, replace=False) for _ in range(args.topics)])
+            qids = np.repeat(np.arange(1, args.topics + 1), 1000)
+            frame = pd.DataFrame({"qid": qids, "q0": "Q0", "docno": [f"D{d}" for d in docs],
+                                  "rank": np.tile(np.arange(1, 1001), args.topics),
+                                  "score": np.round(rng.random(len(docs)) * 100, 4), "tag": f"run{r}"})
+            path = Path(tmp) / f"run{r}.txt"
+            frame.sample(frac=1, random_state=r).to_csv(path, sep=" ", header=False, index=False)
+            specs.append(RunSpec(source=path))
+        start = time.perf_counter()
+        runs_import(collection=collection, specs=specs)
+        imported = time.perf_counter() - start
+        print(f"{connection.vendor}: imported {args.runs} runs x {args.topics} topics x 1,000 documents "
+              f"(shuffled files) in {imported:.1f} s\n")
+        print("| pool_build | pooled documents | time (s) |\n|---|---:|---:|")
+        for depth in args.depth:
+            Pool.objects.all().delete()
+            runstore.frame_cache.clear()
+            start = time.perf_counter()
+            summary = pool_build(collection=collection, depth=depth, seed=1)
+            elapsed = time.perf_counter() - start
+            print(f"| depth {depth}, {args.runs} runs x {args.topics} topics, cold (decode from the database) "
+                  f"| {summary.total:,} | {elapsed:.2f} |")
+            Pool.objects.all().delete()
+            start = time.perf_counter()
+            summary = pool_build(collection=collection, depth=depth, seed=1)
+            print(f"| depth {depth}, warm (runs decoded in memory) | {summary.total:,} | "
+                  f"{time.perf_counter() - start:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
