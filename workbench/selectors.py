@@ -21,6 +21,8 @@ def is_organizer(user) -> bool:
 def collections_visible_to(user) -> QuerySet[Collection]:
     if is_organizer(user):
         return Collection.objects.all()
+    if user.is_authenticated and user.groups.filter(name="researchers").exists():
+        return Collection.objects.filter(researchers_may_download=True)
     return Collection.objects.none()
 
 
@@ -63,3 +65,12 @@ def collection_summary(collection: Collection) -> dict:
         "judgments": Judgment.objects.filter(collection=collection).count(),
         "pool": PoolEntry.objects.filter(pool__collection=collection).values("topic_id", "docno").distinct().count(),
     }
+
+
+def is_researcher(user) -> bool:
+    return user.is_authenticated and user.groups.filter(name="researchers").exists()
+
+
+def can_download(user, collection: Collection) -> bool:
+    """Organizers always; researchers where the organizer allows it; assessors never."""
+    return is_organizer(user) or (collection.researchers_may_download and is_researcher(user))

@@ -9,5 +9,6 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("judge/", include("judging.urls")),
+    path("collections/", include("evaluation.urls")),
     path("admin/", admin.site.urls),
 ]

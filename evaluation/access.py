@@ -1,0 +1,30 @@
+"""Access to a collection's results: organizers always, researchers where the organizer allows."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+
+from workbench.models import Collection
+from workbench.selectors import can_download, is_organizer
+
+
+def results_view(*, organizers_only: bool = False):
+    """Decorator: resolves ``slug`` to the collection and refuses users who may not see its results."""
+
+    def decorate(view):
+        @wraps(view)
+        @login_required
+        def wrapped(request, slug, *args, **kwargs):
+            collection = get_object_or_404(Collection, slug=slug)
+            allowed = is_organizer(request.user) if organizers_only else can_download(request.user, collection)
+            if not allowed:
+                raise PermissionDenied("You may not see this collection's results.")
+            return view(request, collection, *args, **kwargs)
+
+        return wrapped
+
+    return decorate

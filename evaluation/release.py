@@ -1,0 +1,169 @@
+"""Exports: qrels files, the pool file, and the release bundle researchers download.
+
+The bundle is a zip of plain files (topics, qrels, per-assessor qrels, the pool with its strategy and
+parameters, the run list with contributed flags, agreement figures, the leaderboard) and a README
+with the counts and a SHA-256 checksum of every file, so that a downloaded collection can be
+verified and cited.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from judging import selectors as judging_selectors
+from pooling import selectors as pooling_selectors
+from workbench.formats import write_qrels
+from workbench.models import Collection
+
+
+def qrels_text(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None,
+               binary: bool = False) -> str:
+    """TREC qrels (``qid 0 docno rel``) sorted by topic then document; ``binary`` maps grades at or
+    above the collection's relevant grade to 1 and the rest to 0."""
+    frame = judging_selectors.qrels(collection, assessor=assessor, policy=policy)
+    if binary:
+        frame = frame.assign(rel=(frame["rel"] >= collection.relevant_from).astype("int64"))
+    buffer = io.StringIO()
+    write_qrels(frame, buffer)
+    return buffer.getvalue()
+
+
+def pool_text(collection: Collection, name: str = "main") -> str:
+    pool = pooling_selectors.pool_named(collection, name)
+    if pool is None:
+        return ""
+    pairs = pooling_selectors.pool_pairs(pool)
+    return "".join(f"{q} {d}\n" for q, d in zip(pairs["qid"], pairs["docno"], strict=True))
+
+
+def _csv(frame: pd.DataFrame) -> str:
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def _topics_jsonl(collection: Collection) -> str:
+    lines = []
+    for topic in collection.topics.order_by("id"):
+        record = {"qid": topic.qid, "title": topic.title, "description": topic.description,
+                  "narrative": topic.narrative, **({"extra": topic.extra} if topic.extra else {})}
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _runs_csv(collection: Collection) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["tag", "team", "contributed", "pool_priority", "topics", "entries", "source_file",
+                     "sha256", "description"])
+    for run in collection.runs.order_by("tag"):
+        writer.writerow([run.tag, run.team, "yes" if run.contributes else "no", run.pool_priority, run.num_topics,
+                         run.num_entries, run.source_file, run.sha256, run.description])
+    return buffer.getvalue()
+
+
+def _pool_json(collection: Collection) -> dict:
+    pools = []
+    for pool in collection.pools.order_by("name"):
+        entries, _ = pooling_selectors.pool_entries(pool)
+        pools.append({
+            "name": pool.name, "strategy": pool.strategy, "seed": pool.seed, "judging_order": pool.order,
+            "params": {k: v for k, v in pool.params.items() if k != "history"},
+            "history": pool.params.get("history", []),
+            "documents": int(len(entries)),
+            "rounds": int(entries["round"].max()) if len(entries) else 0,
+            "per_topic": {str(q): int(n) for q, n in entries.groupby("qid").size().items()} if len(entries) else {},
+        })
+    return {"pools": pools}
+
+
+@dataclass(frozen=True)
+class Bundle:
+    filename: str
+    data: bytes
+    files: dict[str, str]  # name -> sha256
+
+
+def release_bundle(collection: Collection, *, policy: str = "adjudicated",
+                   extra_files: dict[str, str] | None = None) -> Bundle:
+    """The release zip of a collection (see the module docstring)."""
+    files: dict[str, str] = {
+        "topics.jsonl": _topics_jsonl(collection),
+        "qrels.txt": qrels_text(collection, policy=policy),
+        "qrels.binary.txt": qrels_text(collection, policy=policy, binary=True),
+        "runs.csv": _runs_csv(collection),
+        "pool.txt": pool_text(collection),
+        "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
+    }
+    judgments = judging_selectors.assessor_judgments(collection)
+    for assessor in sorted(judgments["assessor"].unique()) if len(judgments) else []:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in assessor)
+        files[f"qrels-by-assessor/{safe}.txt"] = qrels_text(collection, assessor=assessor)
+    report = judging_selectors.agreement_report(collection)
+    if len(report["pairs"]):
+        files["agreement/pairs.csv"] = _csv(report["pairs"])
+        files["agreement/topics.csv"] = _csv(report["topics"])
+    files.update(extra_files or {})
+    checksums = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
+    files["README.md"] = _readme(collection, files, checksums, policy)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(f"{collection.slug}/{name}", text)
+    stamp = datetime.now(UTC).strftime("%Y%m%d")
+    return Bundle(filename=f"{collection.slug}-release-{stamp}.zip", data=buffer.getvalue(), files=checksums)
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n")
+
+
+def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str) -> str:
+    qrels = judging_selectors.qrels(collection, policy=policy)
+    relevant = int((qrels["rel"] >= collection.relevant_from).sum()) if len(qrels) else 0
+    scale = ", ".join(f"{g['grade']} = {g['label']}" for g in collection.scale)
+    contributed = collection.runs.filter(contributes=True).count()
+    lines = [
+        f"# {collection.name} ({collection.slug})",
+        "",
+        collection.description or "",
+        "",
+        f"Released {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by the pooling workbench.",
+        "",
+        "## Counts",
+        "",
+        f"- topics: {collection.topics.count()}",
+        f"- documents held by the workbench: {collection.documents.count()}",
+        f"- runs: {collection.runs.count()} ({contributed} contributed to the pool)",
+        f"- judgments in qrels.txt: {len(qrels)} on {qrels['qid'].nunique() if len(qrels) else 0} topics, "
+        f"{relevant} relevant (grade >= {collection.relevant_from})",
+        f"- pooled documents (pool.txt): {_count_lines(files['pool.txt'])}",
+        "",
+        "## Files",
+        "",
+        f"- `qrels.txt`: TREC qrels, graded ({scale}); per document the {'adjudicated grade where an organizer set one, else the ' if policy == 'adjudicated' else ''}majority of the assessors' grades (ties to the lower grade).",
+        f"- `qrels.binary.txt`: the same with grade >= {collection.relevant_from} as 1, else 0.",
+        "- `qrels-by-assessor/`: each assessor's own grades (imported qrels count as an assessor named after the file).",
+        "- `topics.jsonl`: one topic per line (qid, title, description, narrative).",
+        "- `runs.csv`: every run with its team and whether it contributed to the pool. Runs that did not "
+        "contribute are scored on judgments they did not help to make: compare them with care.",
+        "- `pool.txt` / `pool.json`: the pooled (topic, document) pairs, and how the pool was built (strategy, "
+        "parameters, seed, rounds).",
+        "- `agreement/`: agreement between assessors who judged the same documents (Cohen's kappa, "
+        "Krippendorff's alpha).",
+        "",
+        "Unjudged documents count as non-relevant in trec_eval's measures; use bpref or condensed-list measures "
+        "for runs with many unjudged documents.",
+        "",
+        "## Checksums (SHA-256)",
+        "",
+        *[f"    {digest}  {name}" for name, digest in sorted(checksums.items())],
+        "",
+    ]
+    return "\n".join(lines)
