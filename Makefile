@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: demo test test-postgres lint bench simulate-pooling clean-venv serve migrate
+.PHONY: demo test test-postgres lint bench check-peers load-test simulate-pooling clean-venv migrate
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +23,13 @@ demo: $(VENV)/.installed migrate
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (users: organizer / assessor / assessor2, password: demo)"
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
+# Browser tests need Debian's chromium (.ci/run installs it); without it they are left out, with a notice.
+NO_BROWSER := $(shell command -v chromium >/dev/null 2>&1 || echo '-m "not browser"')
+
 test: $(VENV)/.installed
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n 2 -q
+	@if [ -n '$(NO_BROWSER)' ]; then echo "chromium not found: skipping the browser tests (sudo apt-get install chromium)"; fi
+	$(PY) -m pytest -n 2 -q $(NO_BROWSER)
 
 test-postgres: $(VENV)/.installed
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} $(PY) -m pytest -n 2 -q -m "not browser"
@@ -38,6 +42,16 @@ bench: $(VENV)/.installed
 
 simulate-pooling: $(VENV)/.installed
 	$(PY) tests/benchmarks/simulate_pooling.py
+
+# Checks against the real TREC data in ../shared/peer-tests (not part of `make test`: a user's clone lacks it)
+check-peers: $(VENV)/.installed
+	$(PY) tests/benchmarks/check_peer_imports.py
+	$(PY) tests/benchmarks/check_trec_eval_suite.py
+	$(PY) tests/benchmarks/check_covid_leaderboard.py
+
+# 20 assessors judging through gunicorn on the local PostgreSQL (127.0.0.1 only, bounded in time)
+load-test: $(VENV)/.installed
+	$(PY) tests/benchmarks/load_judging.py --seconds 30
 
 clean-venv:
 	rm -rf $(VENV)

@@ -31,7 +31,7 @@
     if (!main) { window.location.href = url; return; }
     document.querySelector("main").replaceWith(main);
     document.title = doc.title;
-    if (push) history.pushState({ judge: true }, "", url);
+    if (push && url !== window.location.href) history.pushState({ judge: true }, "", url);
     window.scrollTo(0, 0);
     resetForNewDocument();
     bindSelectionButton();
@@ -47,10 +47,13 @@
     if (button && button.name) body.append(button.name, button.value);
     f.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
     try {
-      const response = await fetch(f.action, { method: "POST", body: body, credentials: "same-origin" });
+      const response = await fetch(f.action, { method: "POST", body: body, credentials: "same-origin",
+                                               headers: { "X-Judge-Swap": "1" } });
       const html = await response.text();
+      const url = response.headers.get("X-Judge-Url") || response.url;
       // the judgment is stored (or refused with a message) before anything else is shown
-      swapIn(html, response.url, response.ok && response.url !== window.location.href);
+      swapIn(html, new URL(url, window.location.href).href, response.ok);
+      if (keyAt !== null) { document.body.dataset.lastSwapMs = String(Math.round(performance.now() - keyAt)); }
     } catch (error) {
       // network trouble: fall back to an ordinary post, which the browser retries visibly
       submitting = false;
@@ -66,7 +69,10 @@
     submitVia(event.submitter);
   });
 
+  let keyAt = null;  // when the last grade key went down: the page records keypress-to-next-document time
+
   function press(key) {
+    keyAt = performance.now();
     const f = form();
     const button = f && f.querySelector('button[data-key="' + key + '"]');
     if (!button || submitting) return false;
