@@ -5,6 +5,12 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["trec_eval"]:
+        # trec_eval needs no database and no Django: skip its start-up (the management command
+        # evaluation/management/commands/trec_eval.py runs the same function under call_command).
+        from evaluation.engine.cli import main as trec_eval
+
+        sys.exit(trec_eval(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
     from django.core.management import execute_from_command_line
 

@@ -164,11 +164,11 @@ def result_lines(result, query: bool, summary: bool) -> list[str]:
     """trec_eval's output lines for one :class:`EvalResult`."""
     lines = []
     if query:
-        per_topic = result.per_topic
-        columns = [(name, m.spec.value) for m in result.measures if m.spec.per_topic for name in m.names]
-        for qid, row in zip(per_topic.index, per_topic.itertuples(index=False, name=None), strict=True):
-            for (name, kind), value in zip(columns, row, strict=True):
-                lines.append(f"{name:<22}\t{qid}\t{format_value(value, kind)}\n")
+        columns = [(name, m.spec.value, result.values[name].tolist())
+                   for m in result.measures if m.spec.per_topic for name in m.names]
+        for i, qid in enumerate(result.qids):
+            for name, kind, values in columns:
+                lines.append(f"{name:<22}\t{qid}\t{format_value(values[i], kind)}\n")
     if summary:
         for m in result.measures:
             for name in m.names:
@@ -220,17 +220,17 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
         return exc.exit_code
     from evaluation.engine.evaluator import Evaluator
     from evaluation.engine.qrels import Qrels
-    from workbench.formats import FormatError, read_qrels, read_run
+    from workbench.formats import FormatError, read_qrels_table, read_run_arrays
 
     qrels_path, run_path = opts.files
     try:
-        qrels = Qrels.from_frame(read_qrels(qrels_path))
+        qrels = Qrels.from_frame(read_qrels_table(qrels_path))
     except (FormatError, OSError, ValueError) as exc:
         stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
         return 2
     try:
         source = sys.stdin.buffer if run_path == "-" else run_path
-        run = read_run(source, name=run_path, max_depth=None, check_warnings=False, trec_eval_rules=True)
+        run = read_run_arrays(source, name=run_path)
     except (FormatError, OSError, ValueError) as exc:
         stderr.write(f"trec_eval: {_one_line(exc, run_path)}\n")
         return 2
@@ -238,14 +238,14 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
         evaluator = Evaluator(qrels, opts.measures or None, relevance_level=opts.level,
                               judged_only=opts.judged_only, max_depth=opts.max_depth,
                               complete=opts.complete, num_docs_in_coll=opts.coll_size)
-        result = evaluator.evaluate(run.frame, tag=run.tag)
+        result = evaluator.evaluate(run, tag=run.tag)
     except MeasureError as exc:
         stderr.write(f"trec_eval: {exc}\n")
         return exc.exit_code
     except ValueError as exc:
         stderr.write(f"trec_eval: {run_path}: {exc}\n")
         return 4
-    if len(result.per_topic) == 0:
+    if not result.qids:
         stderr.write("trec_eval: No queries with both results and relevance info\n")
         return 7
     stdout.write("".join(result_lines(result, opts.query, opts.summary)))

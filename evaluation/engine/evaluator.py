@@ -16,17 +16,21 @@ Sums over topics are added in topic order, as trec_eval adds them.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from evaluation.engine import kernels_ext, kernels_gain, kernels_trec
 from evaluation.engine.context import Ctx
 from evaluation.engine.qrels import Qrels
 from evaluation.engine.ranking import Ranked, blocks, rank_runs
 from evaluation.engine.spec import LONG, STRING, Measure, parse_measures
+
+if TYPE_CHECKING:  # pandas is imported only when a caller asks for a frame
+    import pandas as pd
 
 MIN_GEO_MEAN = 0.00001
 KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS}
@@ -36,12 +40,20 @@ KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS
 class EvalResult:
     """Scores of one run: ``per_topic`` (index ``qid``, one column per printed measure name, topics in
     ``strcmp`` order, only topics in both run and qrels) and ``aggregate`` (what trec_eval prints for
-    ``all``). ``measures`` are the parsed requests, in output order."""
+    ``all``). ``measures`` are the parsed requests, in output order. The same per-topic values without
+    pandas: ``qids`` (that order) and ``values`` (``{name: array aligned with qids}``)."""
 
-    per_topic: pd.DataFrame
+    qids: list[str]
+    values: dict
     aggregate: dict
     measures: tuple[Measure, ...]
     tag: str | None = None
+
+    @functools.cached_property
+    def per_topic(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid", dtype=object))
 
 
 class Evaluator:
@@ -70,12 +82,13 @@ class Evaluator:
         self._num_rel = qrels.num_rel(self.level)
         self._num_nonrel = qrels.num_nonrel(self.level)
 
-    def evaluate(self, frame: pd.DataFrame, tag: str | None = None) -> EvalResult:
-        """Evaluate one run frame (``qid``, ``docno``, ``score``; any order; rank column ignored)."""
+    def evaluate(self, frame, tag: str | None = None) -> EvalResult:
+        """Evaluate one run: a frame (``qid``, ``docno``, ``score``; any order; rank column ignored) or a
+        :class:`workbench.formats.RunArrays` (:func:`workbench.formats.read_run_arrays`)."""
         return self.evaluate_many({tag: frame})[tag]
 
     def evaluate_many(self, runs: dict) -> dict:
-        """Evaluate ``{tag: frame}`` in one batch; returns ``{tag: EvalResult}``."""
+        """Evaluate ``{tag: frame or RunArrays}`` in one batch; returns ``{tag: EvalResult}``."""
         tags = list(runs)
         ranked = rank_runs(self.qrels, [runs[t] for t in tags], max_depth=self.max_depth,
                            judged_only=self.judged_only)
@@ -130,8 +143,7 @@ class Evaluator:
                 if spec.per_topic:
                     columns[name] = v
                 aggregate.update(_summarise(spec.summary, name, v, divisor, n_eval, self))
-        per_topic = pd.DataFrame(columns, index=pd.Index(qids, name="qid", dtype=object))
-        return EvalResult(per_topic=per_topic, aggregate=aggregate, measures=self.measures, tag=tag)
+        return EvalResult(qids=qids, values=columns, aggregate=aggregate, measures=self.measures, tag=tag)
 
 
 def _as_base(m: Measure) -> Measure:

@@ -15,19 +15,33 @@ documents get codes (positions in the qrels' vocabulary) for the join with runs.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from workbench.formats.arrays import from_numpy, to_numpy
+from workbench.formats.checks import string_hashes
+
+
+def _pandas():
+    """pandas if something has imported it (then values may be pandas objects), else None: the engine
+    never imports pandas itself on the command line's path."""
+    return sys.modules.get("pandas")
 
 
 def as_arrow_strings(values) -> pa.Array:
     """A pyarrow string array from a pandas column / array / list, zero-copy when already arrow-backed."""
-    if isinstance(values, pd.Series):
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array) and values.type in (pa.string(), pa.large_string()):
+        return values
+    pd = _pandas()
+    if pd is not None and isinstance(values, pd.Series):
         values = values.array
-    if isinstance(values, pd.Categorical):
+    if pd is not None and isinstance(values, pd.Categorical):
         cats = as_arrow_strings(pd.Series(values.categories))
         return cats.take(pa.array(values.codes)) if len(values) else pa.array([], pa.string())
     try:
@@ -51,18 +65,31 @@ def sorted_unique(arr: pa.Array) -> pa.Array:
 
 def codes_in(arr: pa.Array, vocabulary: pa.Array) -> np.ndarray:
     """Position of each string of ``arr`` in ``vocabulary`` (int64), -1 where absent."""
-    idx = pc.index_in(arr, value_set=vocabulary)
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return to_numpy(pc.index_in(arr, value_set=vocabulary), -1).astype(np.int64, copy=False)
 
 
 def topic_codes(qid, topics: pa.Array) -> np.ndarray:
     """Codes of a qid column against sorted topic ids; cheap for a pandas Categorical (maps categories)."""
-    if isinstance(qid, pd.Series) and isinstance(qid.dtype, pd.CategoricalDtype):
+    pd = _pandas()
+    if pd is not None and isinstance(qid, pd.Series) and isinstance(qid.dtype, pd.CategoricalDtype):
         cat_codes = codes_in(as_arrow_strings(pd.Series(qid.cat.categories)), topics)
         raw = qid.cat.codes.to_numpy()
         out = np.where(raw >= 0, cat_codes[np.maximum(raw, 0)], -1)
         return out.astype(np.int64, copy=False)
     return codes_in(as_arrow_strings(qid), topics)
+
+
+def _vocabulary(docno: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray | None]:
+    """Distinct docnos, the code of each docno among them, and their :func:`string_hashes`: found by
+    sorting the hashes (faster than arrow's string hash table), checked on the strings; should two
+    docnos share a hash, arrow's ``unique`` / ``index_in`` instead (and no hashes)."""
+    hashes = string_hashes(docno)
+    distinct, first, code = np.unique(hashes, return_index=True, return_inverse=True)
+    vocabulary = docno.take(from_numpy(first))
+    if not len(docno) or pc.all(pc.equal(vocabulary.take(from_numpy(code)), docno)).as_py():
+        return vocabulary, code.astype(np.int64, copy=False), distinct
+    vocabulary = pc.unique(docno)
+    return vocabulary, codes_in(docno, vocabulary), None
 
 
 @dataclass(eq=False)
@@ -84,18 +111,20 @@ class Qrels:
     _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> Qrels:
-        """Prepare judgments from a frame with ``qid``, ``docno``, ``rel`` (integer grades).
+    def from_frame(cls, frame) -> Qrels:
+        """Prepare judgments from a frame with ``qid``, ``docno``, ``rel`` (integer grades): a pandas
+        frame, a pyarrow table (:func:`workbench.formats.read_qrels_table`) or a dict of columns.
 
         Raises ``ValueError`` for a docno judged twice in a topic (trec_eval refuses it too).
         """
         qid = as_arrow_strings(frame["qid"])
         docno = as_arrow_strings(frame["docno"])
-        grades = np.asarray(frame["rel"], dtype=np.int64)
+        rel = frame["rel"]
+        grades = to_numpy(rel) if isinstance(rel, pa.ChunkedArray | pa.Array) else np.asarray(rel)
+        grades = grades.astype(np.int64, copy=False)
         topic_array = sorted_unique(qid)
-        vocabulary = pc.unique(docno)
         tcode = topic_codes(frame["qid"], topic_array)
-        dcode = codes_in(docno, vocabulary)
+        vocabulary, dcode, hashes = _vocabulary(docno)
         n_docs = max(len(vocabulary), 1)
         keys = tcode * n_docs + dcode
         order = np.argsort(keys, kind="stable")
@@ -113,9 +142,18 @@ class Qrels:
         np.add.at(counts, (tcode[judged], lvl_idx), 1)
         counts = counts[:, : len(levels)]
         unjudged = np.bincount(tcode[~judged], minlength=n_topics).astype(np.int64)
-        return cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
-                   keys=keys, grades=grades, levels=levels, level_counts=counts,
-                   unjudged_counts=unjudged, positive_total=int(np.count_nonzero(grades > 0)))
+        qrels = cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
+                    keys=keys, grades=grades, levels=levels, level_counts=counts,
+                    unjudged_counts=unjudged, positive_total=int(np.count_nonzero(grades > 0)))
+        if hashes is not None:
+            qrels._cache["vocabulary_hashes"] = hashes
+        return qrels
+
+    def topic_position(self) -> dict[str, int]:
+        """``{qid: topic code}`` (cached)."""
+        if "topic_position" not in self._cache:
+            self._cache["topic_position"] = {qid: code for code, qid in enumerate(self.topics)}
+        return self._cache["topic_position"]
 
     @property
     def n_docs(self) -> int:
@@ -148,12 +186,12 @@ class Qrels:
         return self.level_counts[:, hit[0]]
 
     def lookup(self, topic: np.ndarray, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rows (indices into ``topic``/``doc``) whose (topic, doc-code) pair is judged, and their grades;
-        doc -1 means not in the vocabulary."""
-        cand = np.flatnonzero(doc >= 0)
+        """Rows (indices into ``topic``/``doc``) whose (topic, doc-code) pair is judged, and the index of
+        each one's judgment in ``keys``/``grades``; doc -1 means not in the vocabulary."""
+        cand = np.flatnonzero((doc >= 0) & (topic >= 0))
         if not cand.size or not len(self.keys):
             return cand[:0], np.zeros(0, dtype=np.int64)
         keys = topic[cand] * self.n_docs + doc[cand]
         pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         hit = self.keys[pos] == keys
-        return cand[hit], self.grades[pos[hit]]
+        return cand[hit], pos[hit]

@@ -7,9 +7,10 @@ order. Topics absent from the qrels are dropped. Each document has a *rel value*
 topic's qrels do not list it (not pooled), ``-2`` if they list it with a negative grade (pooled, not
 judged).
 
-Vectorised: one stable ``argsort`` of a 64-bit key ``(segment, ~orderable(score32))`` (linear when the
-file is already sorted, as runs usually are); only documents whose key ties are re-sorted by docno.
-Several runs are ranked in one pass: a *segment* is one (run, topic).
+Vectorised: lines are matched to judgments by :mod:`evaluation.engine.join`, then one stable ``argsort``
+of a 64-bit key ``(segment, score32 descending)`` (near linear when the file is already sorted, as runs
+usually are); only documents whose key ties are re-sorted by docno. Several runs are ranked in one
+pass: a *segment* is one (run, topic).
 
 Sparse result: unpooled documents (rel -1, most of a run) carry no information beyond their rank, so a
 segment is stored as its length ``n`` plus the (rank, rel) of its *pooled* documents. Every trec_eval
@@ -25,7 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_codes
+from evaluation.engine.join import match, run_columns
+from evaluation.engine.qrels import Qrels
+from workbench.formats.arrays import from_numpy, to_numpy
 
 NONPOOL, UNJUDGED = -1, -2
 PAD = np.iinfo(np.int32).min
@@ -53,105 +56,127 @@ class Ranked:
         return Ranked(self.seg_run, self.seg_topic, counts, seg, pos, self.e_rel[keep])
 
 
-def _orderable(score32: np.ndarray) -> np.ndarray:
-    """uint32 whose unsigned order is the float order (-0.0 folded into +0.0)."""
-    bits = (score32 + np.float32(0.0)).view(np.uint32)
-    flip = (bits >> np.uint32(31)) * np.uint32(0x7FFFFFFF) | np.uint32(0x80000000)
-    return bits ^ flip
+_BLOCK = 1 << 16  # lines handled together where a whole-array temporary would be large
 
 
-def _break_ties(order: np.ndarray, key: np.ndarray, docno: pa.Array) -> np.ndarray:
-    """Within runs of equal keys, order rows by docno descending (trec_eval's ``strcmp`` tie-break)."""
-    same = key[1:] == key[:-1]
-    if not same.any():
+def _sort_key(topic: np.ndarray, score: np.ndarray, base: int) -> np.ndarray:
+    """uint64 ``(segment = base + topic, score descending as float32)``: ascending keys give trec_eval's
+    order but for ties. The score's float32 bits are made order-preserving (-0.0 folded into +0.0) and
+    reversed. Computed a block at a time (small temporaries)."""
+    key = np.empty(topic.size, dtype=np.uint64)
+    for start in range(0, topic.size, _BLOCK * 16):
+        part = slice(start, start + _BLOCK * 16)
+        bits = score[part].astype(np.float32)
+        bits += np.float32(0.0)
+        bits = bits.view(np.uint32)
+        flip = bits >> np.uint32(31)          # 1 for negative scores
+        flip ^= np.uint32(1)
+        flip *= np.uint32(0x7FFFFFFF)         # non-negative: 0x7FFFFFFF - bits; negative: bits as they are
+        bits ^= flip
+        out = key[part]
+        out[:] = topic[part]
+        if base:
+            out += np.uint64(base)
+        out <<= np.uint64(32)
+        out |= bits
+    return key
+
+
+def _break_ties(order: np.ndarray, key: np.ndarray, docno) -> np.ndarray:
+    """Within runs of equal keys, order rows by docno descending (trec_eval's ``strcmp`` tie-break);
+    ``order`` is changed in place. The sorted keys are seen a block at a time (no sorted copy)."""
+    tied = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, order.size, _BLOCK):
+        block = key[order[start: start + _BLOCK + 1]]
+        tied.append(start + np.flatnonzero(block[1:] == block[:-1]))
+    same = np.concatenate(tied)  # positions p where sorted lines p and p + 1 tie
+    if not same.size:
         return order
-    in_tie = np.zeros(key.size, dtype=bool)
-    in_tie[1:] |= same
-    in_tie[:-1] |= same
-    pos = np.flatnonzero(in_tie)
-    group = np.cumsum(np.concatenate(([True], ~same[pos[1:] - 1] | (np.diff(pos) > 1))))
+    pos = np.union1d(same, same + 1)
+    starts_group = np.concatenate(([True], ~np.isin(pos[1:] - 1, same)))
+    group = np.cumsum(starts_group)
     rows = order[pos]
-    table = pa.table({"g": group, "d": docno.take(pa.array(rows))})
+    table = pa.table([from_numpy(group), docno.take(from_numpy(rows))], names=["g", "d"])
     perm = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")])
-    order = order.copy()
-    order[pos] = rows[perm.to_numpy()]
+    order[pos] = rows[to_numpy(perm)]
     return order
 
 
-def _prepare(qrels: Qrels, r: int, frame) -> tuple:
-    """Segment, sort key, qrels match (grade, found) and docnos of one run's rows in a qrels topic."""
-    n_topics = len(qrels.topics)
-    topic = topic_codes(frame["qid"], qrels.topic_array)
-    docno = as_arrow_strings(frame["docno"])
-    score = np.asarray(frame["score"], dtype=np.float64).astype(np.float32)
+def _prepare(qrels: Qrels, r: int, run) -> tuple:
+    """For the lines of one run whose topic the qrels have: sort keys, the judged lines (ascending) and
+    their judgments (indices into ``qrels.keys``), docnos, and the number of lines per qrels topic."""
+    topic, docno, score, hashes = run_columns(qrels, run)
+    rows, judgments = match(qrels, topic, docno, hashes)
     if not (topic >= 0).all():
         idx = np.flatnonzero(topic >= 0)
-        topic, score = topic[idx], score[idx]
-        docno = docno.take(pa.array(idx))
-    seg = r * n_topics + topic
-    key = (seg.astype(np.uint64) << np.uint64(32)) | (~_orderable(score)).astype(np.uint64)
-    rows, grades = qrels.lookup(topic, codes_in(docno, qrels.vocabulary))
-    grade = np.zeros(seg.size, dtype=np.int64)
-    grade[rows] = grades
-    found = np.zeros(seg.size, dtype=bool)
-    found[rows] = True
-    return seg, key, grade, found, docno
+        topic, score, rows = topic[idx], score[idx], np.searchsorted(idx, rows)
+        docno = docno.take(from_numpy(idx))
+    counts = np.zeros(len(qrels.topics), dtype=np.int64)
+    for start in range(0, topic.size, _BLOCK * 16):  # bincount copies to intp: a block at a time
+        counts += np.bincount(topic[start: start + _BLOCK * 16], minlength=len(qrels.topics))
+    return _sort_key(topic, score, r * len(qrels.topics)), rows, judgments, docno, counts
 
 
-def rank_runs(qrels: Qrels, frames: list, *, max_depth: int | None = None,
-              judged_only: bool = False) -> Ranked:
-    """Rank every run frame (columns ``qid``, ``docno``, ``score``) against ``qrels``.
+def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_only: bool = False) -> Ranked:
+    """Rank every run against ``qrels``: a frame (``qid``, ``docno``, ``score``) or a
+    :class:`workbench.formats.RunArrays`.
 
     Raises ``ValueError`` when a judged document appears twice in the ranked part of a topic.
     """
     n_topics = max(len(qrels.topics), 1)
-    parts = [_prepare(qrels, r, f) for r, f in enumerate(frames)]
+    parts = [_prepare(qrels, r, run) for r, run in enumerate(runs)]
     if not parts:
         empty = np.zeros(0, np.int64)
         return Ranked(empty, empty, empty, empty, empty, np.zeros(0, np.int32))
-    seg, key, grade, found = (parts[0][i] if len(parts) == 1 else np.concatenate([p[i] for p in parts])
-                              for i in range(4))
-    docnos = [p[4] for p in parts]
-    docno = docnos[0] if len(docnos) == 1 else pa.concat_arrays([d.cast(pa.large_string()) for d in docnos])
+    offsets = np.cumsum([0] + [p[0].size for p in parts])
+    key = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+    rows = np.concatenate([p[1] + offset for p, offset in zip(parts, offsets[:-1], strict=True)])
+    judgments = np.concatenate([p[2] for p in parts])
+    docnos = [p[3] for p in parts]
+    docno = docnos[0] if len(docnos) == 1 else pa.chunked_array(
+        [chunk.cast(pa.large_string()) for d in docnos for chunk in _chunks(d)], pa.large_string())
+    counts = np.concatenate([np.pad(p[4], (0, n_topics - p[4].size)) for p in parts])
     del parts
     order = np.argsort(key, kind="stable")
-    order = _break_ties(order, key[order], docno)
-    del key
-    seg_sorted = seg[order]
-    first = np.flatnonzero(np.concatenate(([True], seg_sorted[1:] != seg_sorted[:-1]))) \
-        if seg_sorted.size else seg_sorted[:0]
-    segs, lengths = seg_sorted[first], np.diff(np.append(first, seg_sorted.size))
-    hit = np.flatnonzero(found[order])          # sorted positions of pooled documents
-    e_seg_id = seg_sorted[hit]
-    seg_index = np.searchsorted(segs, e_seg_id)
+    order = _break_ties(order, key, docno)
+    segs = np.flatnonzero(counts)                  # (run, topic) segments, in sorted order
+    lengths = counts[segs]
+    first = np.cumsum(lengths) - lengths           # sorted position where each segment starts
+    judged = np.zeros(key.size, dtype=bool)
+    judged[rows] = True
+    hit = np.concatenate([start + np.flatnonzero(judged[order[start: start + _BLOCK]])
+                          for start in range(0, order.size, _BLOCK)] or [np.zeros(0, dtype=np.int64)])
+    e_judgment = judgments[np.searchsorted(rows, order[hit])]  # hit: sorted positions of judged lines
+    del judged
+    seg_index = np.searchsorted(segs, (key[order[hit]] >> np.uint64(32)).astype(np.int64))
     e_pos = hit - first[seg_index]
-    rows = order[hit]
-    e_grade = grade[rows]
     if max_depth is not None:
         keep = e_pos < max_depth
-        seg_index, e_pos, e_grade, rows = seg_index[keep], e_pos[keep], e_grade[keep], rows[keep]
+        seg_index, e_pos, e_judgment = seg_index[keep], e_pos[keep], e_judgment[keep]
         lengths = np.minimum(lengths, max(max_depth, 0))
-    _check_duplicates(qrels, segs, seg_index, e_pos, rows, docno)
+    _check_duplicates(qrels, seg_index, e_judgment)
+    e_grade = qrels.grades[e_judgment]
     e_rel = np.where(e_grade >= 0, e_grade, UNJUDGED).astype(np.int32)
     ranked = Ranked(seg_run=segs // n_topics, seg_topic=segs % n_topics, lengths=lengths.astype(np.int64),
                     e_seg=seg_index.astype(np.int64), e_pos=e_pos.astype(np.int64), e_rel=e_rel)
     return ranked.judged_only() if judged_only else ranked
 
 
-def _check_duplicates(qrels: Qrels, segs: np.ndarray, seg_index: np.ndarray, e_pos: np.ndarray,
-                      rows: np.ndarray, docno: pa.Array) -> None:
-    """Pooled documents retrieved twice for a topic (unpooled repeats are the readers' job)."""
+def _chunks(values: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    return values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+
+
+def _check_duplicates(qrels: Qrels, seg_index: np.ndarray, judgment: np.ndarray) -> None:
+    """Judged documents retrieved twice for a topic: one judgment twice in a segment (unjudged repeats
+    are the readers' job)."""
     if seg_index.size < 2:
         return
-    codes = codes_in(docno.take(pa.array(rows)), qrels.vocabulary)
-    keys = seg_index * qrels.n_docs + codes
-    order = np.argsort(keys, kind="stable")
-    dup = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    keys = np.sort(seg_index.astype(np.int64) * len(qrels.keys) + judgment)
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
     if dup.size:
-        k = int(keys[order][dup[0]])
-        topic = int(segs[k // qrels.n_docs]) % max(len(qrels.topics), 1)
-        raise ValueError(f"document {qrels.vocabulary[k % qrels.n_docs].as_py()!r} appears more than once "
-                         f"in topic {qrels.topics[topic]!r} of a run")
+        key = int(qrels.keys[int(keys[dup[0]]) % len(qrels.keys)])
+        raise ValueError(f"document {qrels.vocabulary[key % qrels.n_docs].as_py()!r} appears more than once "
+                         f"in topic {qrels.topics[key // qrels.n_docs]!r} of a run")
 
 
 @dataclass(frozen=True)

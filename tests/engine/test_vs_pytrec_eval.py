@@ -13,6 +13,7 @@ here): interpolated-recall cut-offs use ``lround(f R)`` instead of ``(long)(f R 
 
 from __future__ import annotations
 
+import io
 import math
 
 import pandas as pd
@@ -21,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation.engine import Evaluator, Qrels
+from workbench.formats import read_qrels_table, read_run_arrays
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -48,7 +50,13 @@ def collections(draw):
     return qrels, [run[i] for i in order]
 
 
-def _ours(qrels, run, level, judged):
+def _ours(qrels, run, level, judged, via_files=False):
+    """Frames in, or (``via_files``) the command line's path: text files read as arrow tables/arrays."""
+    if via_files:
+        table = read_qrels_table(io.StringIO("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels)))
+        ev = Evaluator(Qrels.from_frame(table), MEASURES, relevance_level=level, judged_only=judged)
+        text = "".join(f"{q} Q0 {d} {i + 1} {s!r} tag\n" for i, (q, d, s) in enumerate(run))
+        return ev.evaluate(read_run_arrays(io.StringIO(text))).per_topic
     ev = Evaluator(Qrels.from_frame(pd.DataFrame(qrels, columns=["qid", "docno", "rel"])), MEASURES,
                    relevance_level=level, judged_only=judged)
     return ev.evaluate(pd.DataFrame(run, columns=["qid", "docno", "score"])).per_topic
@@ -73,10 +81,10 @@ def _same(ours: float, theirs: float, name: str) -> bool:
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=collections(), level=st.sampled_from([1, 2]), judged=st.booleans())
-def test_every_supported_measure_equals_pytrec_eval_bit_for_bit(data, level, judged):
+@given(data=collections(), level=st.sampled_from([1, 2]), judged=st.booleans(), via_files=st.booleans())
+def test_every_supported_measure_equals_pytrec_eval_bit_for_bit(data, level, judged, via_files):
     qrels, run = data
-    ours = _ours(qrels, run, level, judged)
+    ours = _ours(qrels, run, level, judged, via_files)
     theirs = _theirs(qrels, run, level, judged)
     assert sorted(ours.index) == sorted(theirs)
     for qid, values in theirs.items():
@@ -92,12 +100,13 @@ def test_a_fixed_collection_with_every_corner_agrees():
     qrels = [("1", "a", 2), ("1", "b", 0), ("1", "D#1", 1), ("1", "e", -1), ("2", "a", 1), ("3", "z", 1)]
     run = [("1", "b", 1.0), ("1", "a", 1.0), ("1", "D#1", 1.0000000001), ("1", "x", 0.5), ("1", "e", 0.1),
            ("2", "q", 9.0), ("4", "a", 1.0)]
-    ours = _ours(qrels, run, 1, False)
     theirs = _theirs(qrels, run, 1, False)
-    assert sorted(ours.index) == ["1", "2"]
-    for qid, values in theirs.items():
-        for name, value in values.items():
-            assert _same(float(ours.loc[qid, GM_BASE.get(name, name)]), value, name), (qid, name)
+    for via_files in (False, True):
+        ours = _ours(qrels, run, 1, False, via_files)
+        assert sorted(ours.index) == ["1", "2"]
+        for qid, values in theirs.items():
+            for name, value in values.items():
+                assert _same(float(ours.loc[qid, GM_BASE.get(name, name)]), value, name), (qid, name)
 
 
 #: pytrec_eval's Python wrapper can pass cut-off lists, not gain pairs or several real parameters in order

@@ -3,6 +3,8 @@
 - runs (:func:`read_run`, :func:`write_run`): ``qid Q0 docno rank score tag``, validated like NIST's
   submission checkers (every problem reported with its line, warnings for rank/score disagreements).
 - qrels (:func:`read_qrels`, :func:`write_qrels`): ``qid iter docno rel``.
+- for the evaluation engine, without pandas: :func:`read_run_arrays` (trec_eval's rules, arrays and
+  docno hashes) and :func:`read_qrels_table` (a pyarrow table).
 - topics (:func:`read_topics`): TREC SGML ``<top>``, TREC XML ``<topics><topic number=..>``, TSV, JSONL.
 - documents (:func:`iter_documents`): TREC SGML ``<DOC>`` or JSONL, streamed.
 
@@ -16,7 +18,8 @@ sorted like ``strcmp`` (sorting by qid sorts by the strings; ``.astype(str)`` gi
 
 from workbench.formats.documents import DocumentRecord, iter_documents
 from workbench.formats.errors import FormatError
-from workbench.formats.qrels import read_qrels, write_qrels
+from workbench.formats.qrels import read_qrels, read_qrels_table, write_qrels
+from workbench.formats.run_arrays import RunArrays, read_run_arrays
 from workbench.formats.runs import RunFile, read_run, write_run
 from workbench.formats.sources import open_text
 from workbench.formats.topics import TopicRecord, read_topics
@@ -24,12 +27,15 @@ from workbench.formats.topics import TopicRecord, read_topics
 __all__ = [
     "DocumentRecord",
     "FormatError",
+    "RunArrays",
     "RunFile",
     "TopicRecord",
     "iter_documents",
     "open_text",
     "read_qrels",
+    "read_qrels_table",
     "read_run",
+    "read_run_arrays",
     "read_topics",
     "write_qrels",
     "write_run",

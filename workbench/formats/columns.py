@@ -3,7 +3,8 @@
 Three paths, each taken only when the one before cannot be:
 
 1. **fast**: the file uses one separator (a single space, or a single tab) and nothing else that is
-   whitespace: pyarrow's multithreaded CSV reader parses it as is.
+   whitespace: pyarrow's multithreaded CSV reader parses it as is (:func:`clean_batches` streams it
+   batch by batch, for readers that keep only part of each batch).
 2. **normalised**: tabs, runs of blanks, blanks at the ends of lines, CR/VT/FF are rewritten to single
    spaces (line numbers are kept: newlines are never touched), then pyarrow parses that.
 3. **line by line**: pyarrow refused the normalised text (wrong column count, a value of the wrong
@@ -16,9 +17,11 @@ Blank lines are skipped everywhere (trec_eval does the same), so a row is not al
 
 from __future__ import annotations
 
+import contextlib
 import mmap
+import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,21 +108,42 @@ class _Refused(Exception):
     """pyarrow parsed the bytes, but not as their whitespace-split fields (a field came out empty)."""
 
 
-def _arrow_read(data: bytes | mmap.mmap, columns: Sequence[Column], delimiter: str) -> pa.Table:
-    """pyarrow's reader; a table with an empty field (two separators in a row) is refused."""
-    table = pa_csv.read_csv(
-        pa.BufferReader(pa.py_buffer(data)),
-        read_options=pa_csv.ReadOptions(column_names=[c.name for c in columns], block_size=1 << 22),
-        parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
-                                          double_quote=False, newlines_in_values=False),
-        convert_options=pa_csv.ConvertOptions(
+class NotClean(Exception):
+    """The file needs the checked path (:func:`read_columns`): it is not clean, or not all converts."""
+
+
+def _csv_options(columns: Sequence[Column], delimiter: str, block_size: int) -> dict:
+    return {
+        "read_options": pa_csv.ReadOptions(column_names=[c.name for c in columns], block_size=block_size),
+        "parse_options": pa_csv.ParseOptions(delimiter=delimiter, quote_char=False, escape_char=False,
+                                             double_quote=False, newlines_in_values=False),
+        "convert_options": pa_csv.ConvertOptions(
             column_types={c.name: c.type for c in columns}, null_values=[], true_values=[],
             false_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
-    )
+    }
+
+
+def _input(data: bytes | mmap.mmap | str) -> pa.NativeFile:
+    return pa.OSFile(data) if isinstance(data, str) else pa.BufferReader(pa.py_buffer(data))
+
+
+def _refuse_empty_fields(chunks: Callable[[str], list], columns: Sequence[Column]) -> None:
+    """An empty string or dictionary value means two separators in a row: not the whitespace split."""
     for column in columns:
-        values = table.column(column.name)
-        if pa.types.is_string(column.type) and len(values) and pc.min(pc.binary_length(values)).as_py() == 0:
+        if pa.types.is_dictionary(column.type):  # the distinct values of each chunk tell
+            values = [chunk.dictionary for chunk in chunks(column.name)]
+        elif pa.types.is_string(column.type):
+            values = chunks(column.name)
+        else:
+            continue
+        if any(len(v) and pc.min(pc.binary_length(v)).as_py() == 0 for v in values):
             raise _Refused(column.name)
+
+
+def _arrow_read(data: bytes | mmap.mmap | str, columns: Sequence[Column], delimiter: str) -> pa.Table:
+    """pyarrow's reader (of the bytes, or of a file path); a table with an empty field is refused."""
+    table = pa_csv.read_csv(_input(data), **_csv_options(columns, delimiter, 1 << 22))
+    _refuse_empty_fields(lambda name: table.column(name).chunks, columns)
     return table.select([c.name for c in columns if c.keep])
 
 
@@ -137,13 +161,55 @@ def _clean_separator(data: bytes | mmap.mmap) -> str | None:
     return "\t" if has_tab else " "
 
 
+def _release(data: bytes | mmap.mmap, path: str | os.PathLike | None) -> bytes | mmap.mmap | str:
+    """What pyarrow should read: the file itself when ``data`` maps it (the mapping's scanned pages are
+    then released: the page cache keeps them, and a :class:`LineMap` may still read them)."""
+    if path is None or not isinstance(data, mmap.mmap):
+        return data
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        data.madvise(mmap.MADV_DONTNEED)
+    return os.fspath(path)
+
+
+def clean_batches(data: bytes | mmap.mmap, columns: Sequence[Column], *,
+                  path: str | os.PathLike | None = None,
+                  block_size: int = 1 << 20) -> Iterator[pa.RecordBatch]:
+    """The kept ``columns`` of a clean file, batch by batch, parsed while streaming (``path``: the file
+    that ``data`` maps; it is then read from the file, the mapping's pages released once scanned).
+
+    Clean: one separator and no other blank, no empty field, every line with exactly the columns, every
+    value converting, at least one line. Raises :class:`NotClean` otherwise, possibly after some batches:
+    the caller then starts again with :func:`read_columns`, which finds and words the problems.
+    """
+    if not len(data) or data[:3] == b"\xef\xbb\xbf":
+        raise NotClean
+    separator = _clean_separator(data)
+    if separator is None:
+        raise NotClean
+    kept = [c.name for c in columns if c.keep]
+    rows = 0
+    try:
+        options = _csv_options(columns, separator, block_size)
+        with pa_csv.open_csv(_input(_release(data, path)), **options) as reader:
+            for batch in reader:
+                _refuse_empty_fields(lambda name, b=batch: [b.column(name)], columns)
+                rows += batch.num_rows
+                yield batch.select(kept)
+    except (pa.ArrowInvalid, UnicodeDecodeError, _Refused) as exc:
+        raise NotClean from exc
+    if not rows:
+        raise NotClean
+
+
 def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: Problems,
-                 describe: Callable[[str, bytes], str], *,
-                 extra_fields: bool = False) -> tuple[pa.Table, LineMap]:
+                 describe: Callable[[str, bytes], str], *, extra_fields: bool = False,
+                 path: str | os.PathLike | None = None) -> tuple[pa.Table, LineMap]:
     """Parse ``data`` into the typed, kept ``columns``; structural problems go to ``problems``.
 
     ``describe(column_name, raw_value)`` words the message for a value that does not convert.
     ``extra_fields=True`` ignores fields after the last column (as trec_eval does for runs).
+    ``path``: the file, when ``data`` is a memory map of it: pyarrow then reads the file itself and the
+    mapping's pages are released once scanned, so the whole file is never resident twice.
     """
     if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte order mark is not part of the first qid
         data = b"   " + data[3:]
@@ -152,7 +218,7 @@ def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: P
     separator = _clean_separator(data)
     if separator is not None:
         try:
-            return _arrow_read(data, columns, separator), LineMap(data)
+            return _arrow_read(_release(data, path), columns, separator), LineMap(data)
         except (pa.ArrowInvalid, UnicodeDecodeError, _Refused):
             pass
     data = normalise(bytes(data))

@@ -15,14 +15,18 @@ The frame: ``qid`` is a pandas ``Categorical`` of ``str`` with categories sorted
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from workbench.formats import checks
 from workbench.formats.columns import Column, read_columns
 from workbench.formats.errors import Problems
-from workbench.formats.sources import Source, display_name, read_buffer
+from workbench.formats.sources import Source, display_name, is_path, read_buffer
+
+if TYPE_CHECKING:  # pandas is imported only where a frame is built
+    import pandas as pd
 
 QRELS_COLUMNS = (Column("qid", pa.string()), Column("iter", pa.string(), keep=False), Column("docno", pa.string()),
                  Column("rel", pa.int64()))
@@ -39,9 +43,33 @@ def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 2
     >>> read_qrels(io.StringIO("301 0 D1 2\\n301\\tQ0\\tD2\\t-1\\n")).to_dict("list")
     {'qid': ['301', '301'], 'docno': ['D1', 'D2'], 'rel': [2, -1]}
     """
+    import pandas as pd
+
+    table, codes, qids = _read(source, name, max_problems)
+    return pd.DataFrame({
+        "qid": checks.categorical(codes, qids),
+        "docno": table.column("docno").to_pandas(),
+        "rel": table.column("rel").to_numpy(),
+    })
+
+
+def read_qrels_table(source: Source, *, name: str | None = None, max_problems: int = 20) -> pa.Table:
+    """:func:`read_qrels` without pandas: a pyarrow table ``qid``, ``docno`` (strings), ``rel`` (int64),
+    file order, after the same checks (the evaluation engine's reader).
+
+    >>> import io
+    >>> read_qrels_table(io.StringIO("301 0 D1 2\\n")).to_pydict()
+    {'qid': ['301'], 'docno': ['D1'], 'rel': [2]}
+    """
+    return _read(source, name, max_problems)[0]
+
+
+def _read(source: Source, name: str | None, max_problems: int) -> tuple[pa.Table, np.ndarray, list[str]]:
+    """The checked table, with the qid codes and sorted qids that the checks computed."""
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    table, lines = read_columns(read_buffer(source), QRELS_COLUMNS, problems, _describe)
+    table, lines = read_columns(read_buffer(source), QRELS_COLUMNS, problems, _describe,
+                                path=source if is_path(source) else None)
     codes, qids = checks.sorted_categories(table.column("qid"))
     docno = table.column("docno")
     if table.num_rows == 0 and not problems:
@@ -54,11 +82,7 @@ def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 2
                             f"{qids[codes[later[i]]]!r} (first at line {lines.line(int(first[i]))})")
                            for i, doc in zip(shown, names, strict=True)), later.size)
     problems.raise_if_any()
-    return pd.DataFrame({
-        "qid": checks.categorical(codes, qids),
-        "docno": docno.to_pandas(),
-        "rel": table.column("rel").to_numpy(),
-    })
+    return table, codes, qids
 
 
 def write_qrels(frame: pd.DataFrame, dest: Source) -> None:
@@ -66,6 +90,8 @@ def write_qrels(frame: pd.DataFrame, dest: Source) -> None:
     docno as strings (byte order, like ``LC_ALL=C sort``); ``dest`` is a path (``.gz`` compressed) or a
     file object.
     """
+    import pandas as pd
+
     from workbench.formats.writers import write_columns
 
     ordered = pd.DataFrame({"qid": frame["qid"].astype(str), "docno": frame["docno"].astype(str),

@@ -9,14 +9,17 @@ Warnings (the run is still read) are listed in :mod:`workbench.formats.run_warni
 The frame: ``qid`` is a pandas ``Categorical`` of ``str`` whose categories are sorted like ``strcmp``
 (so sorting by qid sorts by the strings), ``docno`` is pandas' ``str`` dtype, ``rank`` int64, ``score``
 float64; rows in file order with a RangeIndex.
+
+:func:`workbench.formats.run_arrays.read_run_arrays` is the evaluation engine's reader: trec_eval's
+rules and the same checks and messages, as arrays, without pandas.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -24,7 +27,10 @@ from workbench.formats import checks
 from workbench.formats.columns import Column, LineMap, read_columns
 from workbench.formats.errors import Problems
 from workbench.formats.run_warnings import run_warnings
-from workbench.formats.sources import Source, display_name, read_buffer
+from workbench.formats.sources import Source, display_name, is_path, read_buffer
+
+if TYPE_CHECKING:  # pandas is imported only where a frame is built
+    import pandas as pd
 
 RUN_COLUMNS = (Column("qid", pa.string()), Column("q0", pa.string(), keep=False), Column("docno", pa.string()),
                Column("rank", pa.int64()), Column("score", pa.float64()), Column("tag", pa.string()))
@@ -65,16 +71,17 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
     >>> run.tag, run.frame["docno"].tolist(), run.frame["score"].tolist()
     ('mine', ['D1', 'D2'], [2.5, 1.5])
     """
+    import pandas as pd
+
     name = display_name(source, name)
     problems = Problems(name, max_problems)
     table, lines = read_columns(read_buffer(source), RUN_COLUMNS, problems, _describe,
-                                extra_fields=trec_eval_rules)
+                                extra_fields=trec_eval_rules, path=source if is_path(source) else None)
     qcodes, qids = checks.sorted_categories(table.column("qid"))
     score = table.column("score").to_numpy()
     rank = table.column("rank").to_numpy()
     docno = table.column("docno")
-    if table.num_rows == 0 and not problems:
-        problems.add(1, "the file is empty: no run lines")
+    _check_empty(table, problems)
     _check_scores(score, lines, problems)
     if trec_eval_rules:
         tags = [table.column("tag")[-1].as_py()] if table.num_rows else []
@@ -91,6 +98,11 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
         "score": score,
     })
     return RunFile(tag=tags[0], frame=frame, warnings=warnings, name=name)
+
+
+def _check_empty(table: pa.Table, problems: Problems) -> None:
+    if table.num_rows == 0 and not problems:
+        problems.add(1, "the file is empty: no run lines")
 
 
 def _check_scores(score: np.ndarray, lines: LineMap, problems: Problems) -> None:
@@ -139,9 +151,9 @@ def _check_topics(codes: np.ndarray, qids: list[str], lines: LineMap, problems: 
                           over.size)
 
 
-def _check_duplicates(codes: np.ndarray, qids: list[str], docno: pa.ChunkedArray, lines: LineMap,
-                      problems: Problems) -> None:
-    later, first = checks.duplicate_rows(codes, len(qids), docno)
+def _check_duplicates(codes: np.ndarray, qids: list[str], docno: pa.ChunkedArray | pa.Array, lines: LineMap,
+                      problems: Problems, hashes: np.ndarray | None = None) -> None:
+    later, first = checks.duplicate_rows(codes, len(qids), docno, hashes)
     if later.size:
         shown = np.argsort(later, kind="stable")[: problems.cap]
         names = docno.take(pa.array(later[shown])).to_pylist()

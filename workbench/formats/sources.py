@@ -34,7 +34,7 @@ def display_name(source: object, name: str | None = None) -> str:
     return candidate if isinstance(candidate, str) else "<stream>"
 
 
-def _is_gzip_path(path: str | os.PathLike) -> bool:
+def is_gzip_path(path: str | os.PathLike) -> bool:
     if str(path).endswith(".gz"):
         return True
     with open(path, "rb") as handle:
@@ -75,7 +75,7 @@ def open_text(source: Source, *, encoding: str = "utf-8", errors: str = "replace
     """
     if is_path(source):
         path = Path(source)  # type: ignore[arg-type]
-        if _is_gzip_path(path):
+        if is_gzip_path(path):
             with gzip.open(path, "rt", encoding=encoding, errors=errors, newline=None) as handle:
                 yield handle  # type: ignore[misc]
         else:
@@ -99,7 +99,7 @@ def open_text(source: Source, *, encoding: str = "utf-8", errors: str = "replace
 
 def read_buffer(source: Source) -> bytes | mmap.mmap:
     """The whole content of ``source``: a read-only memory map for a plain file (no copy), else bytes."""
-    if is_path(source) and not _is_gzip_path(source):  # type: ignore[arg-type]
+    if is_path(source) and not is_gzip_path(source):  # type: ignore[arg-type]
         with open(source, "rb") as handle:  # type: ignore[arg-type]
             if os.fstat(handle.fileno()).st_size > 0:
                 with contextlib.suppress(OSError, ValueError, AttributeError):  # MAP_POPULATE: Linux only
@@ -114,7 +114,7 @@ def read_bytes(source: Source) -> bytes:
     """The whole (decompressed) content of ``source`` as bytes; text streams are encoded as UTF-8."""
     if is_path(source):
         path = Path(source)  # type: ignore[arg-type]
-        if _is_gzip_path(path):
+        if is_gzip_path(path):
             with gzip.open(path, "rb") as handle:
                 return handle.read()
         return path.read_bytes()
