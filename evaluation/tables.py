@@ -16,7 +16,7 @@ class RunTable(tables.Table):
 
 
 class TopicTable(tables.Table):
-    qid = tables.Column(verbose_name="Topic")
+    qid = tables.Column(verbose_name="Topic", linkify=lambda record: record["url"])
     title = tables.Column()
     pool_size = tables.Column(verbose_name="Pooled")
     judged = tables.Column(verbose_name="Judged")
@@ -24,3 +24,67 @@ class TopicTable(tables.Table):
 
     class Meta:
         attrs = {"class": "data"}
+
+
+def _fmt(value, digits: int = 4) -> str:
+    return "—" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def leaderboard_table(board, *, leaderboard_url: str, run_url) -> tables.Table:
+    """A django-tables2 table of a Leaderboard: one column per measure (mean, with its CI on hover),
+    the significance letters, judged@10, the robust measures and the pool-bias flags."""
+    from django.utils.html import format_html
+
+    robust = [m for m in board.robust_measures if m not in board.measures]
+    rows = []
+    for r in board.runs:
+        row = {"rank": r.rank, "tag": r.tag, "team": r.team, "contributed": "yes" if r.contributed else "no",
+               "letter": r.letter, "judged_at_10": r.judged_at_10, "flags": "; ".join(r.flags), "_ci": r.ci,
+               "_url": run_url(r.tag)}
+        row.update({f"m_{i}": r.measures.get(name) for i, name in enumerate(board.measures)})
+        row.update({f"x_{i}": r.robust.get(name) for i, name in enumerate(robust)})
+        rows.append(row)
+
+    class MeasureColumn(tables.Column):
+        def __init__(self, name, **kwargs):
+            self.measure = name
+            super().__init__(**kwargs)
+
+        def render(self, value, record):
+            low, high = record["_ci"].get(self.measure, (None, None))
+            if low is None:
+                return _fmt(value)
+            return format_html('<span title="95% CI {} to {}">{}</span>', _fmt(low), _fmt(high), _fmt(value))
+
+        def value(self, value):
+            return _fmt(value)
+
+    class NumberColumn(tables.Column):
+        def render(self, value):
+            return _fmt(value)
+
+        def value(self, value):
+            return _fmt(value)
+
+    class RunColumn(tables.Column):
+        def render(self, value, record):
+            return format_html('<a href="{}">{}</a>', record["_url"], value)
+
+        def value(self, value):
+            return value
+
+    extra = [("rank", tables.Column(verbose_name="#")), ("tag", RunColumn(verbose_name="Run")),
+             ("team", tables.Column(verbose_name="Team")), ("contributed", tables.Column(verbose_name="Pooled"))]
+    extra += [(f"m_{i}", MeasureColumn(name, verbose_name=name)) for i, name in enumerate(board.measures)]
+    extra += [("letter", tables.Column(verbose_name="Group", attrs={"th": {"title": "Runs sharing a letter are "
+              "not significantly different on the first measure"}}))]
+    extra += [("judged_at_10", NumberColumn(verbose_name="judged@10"))]
+    extra += [(f"x_{i}", NumberColumn(verbose_name=name)) for i, name in enumerate(robust)]
+    extra += [("flags", tables.Column(verbose_name="Flags", orderable=False))]
+
+    class LeaderboardTable(tables.Table):
+        class Meta:
+            attrs = {"class": "data leaderboard"}
+            row_attrs = {"class": lambda record: "flagged" if record["flags"] else ""}
+
+    return LeaderboardTable(rows, extra_columns=extra, prefix="l-")

@@ -29,8 +29,11 @@ def _topic_rows(collection: Collection) -> list[dict]:
     counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
     relevant = (judged[judged["rel"] >= collection.relevant_from].groupby("qid").size().to_dict()
                 if len(judged) else {})
+    from django.urls import reverse
+
     return [{"qid": q, "title": titles[q], "pool_size": sizes.get(q, 0), "judged": counts.get(q, 0),
-             "relevant": relevant.get(q, 0)} for q in strategies.sorted_topics(titles)]
+             "relevant": relevant.get(q, 0), "url": reverse("evaluation:topic", args=[collection.slug, q])}
+            for q in strategies.sorted_topics(titles)]
 
 
 @results_view()
@@ -91,3 +94,201 @@ def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
 def download_release(request: HttpRequest, collection: Collection) -> HttpResponse:
     bundle = release.release_bundle(collection, policy=request.GET.get("policy", "adjudicated"))
     return _attachment(bundle.data, bundle.filename, "application/zip")
+
+
+# --- leaderboard and reports ----------------------------------------------------------------------
+
+def _choices(request: HttpRequest) -> dict:
+    """Measures, qrels policy and test chosen in the query string."""
+    from evaluation.engine.significance import CORRECTIONS, TESTS
+
+    measures = [m for m in request.GET.getlist("m") if m.strip()]
+    measures += request.GET.get("measures", "").replace(",", " ").split()
+    measures = measures or None
+    policy = request.GET.get("qrels", "adjudicated")
+    assessor = None
+    if policy.startswith("assessor:"):
+        assessor, policy = policy.split(":", 1)[1], "adjudicated"
+    test = request.GET.get("test", "t")
+    correction = request.GET.get("correction", "holm")
+    if test not in TESTS:
+        test = "t"
+    if correction not in CORRECTIONS:
+        correction = "holm"
+    return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": policy, "assessor": assessor, "test": test,
+            "correction": correction}
+
+
+def _error_page(request, collection, message: str) -> HttpResponse:
+    return render(request, "evaluation/error.html", {"collection": collection, "message": message}, status=400)
+
+
+@results_view()
+def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
+    from django.urls import reverse
+    from django_tables2.export import TableExport
+
+    from evaluation import selectors
+    from evaluation.services import EvaluationError
+    from evaluation.tables import leaderboard_table
+
+    choice = _choices(request)
+    try:
+        board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
+                                      assessor=choice["assessor"], test=choice["test"],
+                                      correction=choice["correction"])
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    if request.GET.get("_export") == "json":
+        from django.http import JsonResponse
+
+        return JsonResponse({"collection": collection.slug, "measures": board.measures, "runs": [
+            {"run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank, "measures": r.measures,
+             "ci95": {k: list(v) for k, v in r.ci.items()}, "group": r.letter, "judged_at_10": r.judged_at_10,
+             "robust": r.robust, "flags": r.flags} for r in board.runs]})
+    table = leaderboard_table(board, leaderboard_url=request.get_full_path(),
+                              run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]))
+    RequestConfig(request, paginate={"per_page": 100}).configure(table)
+    if TableExport.is_valid_format(request.GET.get("_export", "")):
+        return TableExport(request.GET["_export"], table).response(f"leaderboard.{collection.slug}.csv")
+    flagged = [r for r in board.runs if r.flags]
+    return render(request, "evaluation/leaderboard.html", {
+        "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
+        "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
+        "assessors": _assessor_names(collection)})
+
+
+def _assessor_names(collection: Collection) -> list[str]:
+    judgments = assessor_judgments(collection)
+    return sorted(judgments["assessor"].unique()) if len(judgments) else []
+
+
+@results_view()
+def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResponse:
+    from django.http import Http404
+
+    from evaluation import plots, selectors
+    from evaluation.services import EvaluationError
+
+    run = collection.runs.filter(tag=tag).first()
+    if run is None:
+        raise Http404("No such run.")
+    choice = _choices(request)
+    measure = request.GET.get("measure", "map")
+    try:
+        report = selectors.run_report(collection, tag, measure=measure, qrels_policy=choice["qrels_policy"],
+                                      assessor=choice["assessor"])
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    svg = plots.participant_plot(report, tag, measure) if len(report) else ""
+    rows = report.to_dict("records")
+    summary = {"above_median": int((report["score"] > report["median"]).sum()),
+               "best": int((report["score"] >= report["best"]).sum()), "topics": len(report)}
+    return render(request, "evaluation/run.html", {"collection": collection, "run": run, "measure": measure,
+                                                   "rows": rows, "svg": svg, "summary": summary,
+                                                   "organizer": is_organizer(request.user)})
+
+
+@results_view()
+def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpResponse:
+    from django.http import Http404
+
+    from evaluation import plots, selectors
+    from evaluation.services import EvaluationError
+
+    if not collection.topics.filter(qid=qid).exists():
+        raise Http404("No such topic.")
+    choice = _choices(request)
+    try:
+        report = selectors.topic_report(collection, qid, measures=choice["measures"],
+                                        qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    by_depth = report["relevant_by_depth"]
+    svg = plots.depth_plot(by_depth) if len(by_depth) else ""
+    runs = report["runs"]
+    columns = [c for c in (["run", "team", "contributed"] + report["measures"] + ["judged_10"]) if c in runs.columns]
+    return render(request, "evaluation/topic.html", {
+        "collection": collection, "report": report, "svg": svg, "depth_rows": by_depth.to_dict("records"),
+        "columns": columns, "run_rows": runs[columns].to_dict("records") if len(runs) else [],
+        "organizer": is_organizer(request.user)})
+
+
+@results_view()
+def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
+    from evaluation import selectors
+    from evaluation.engine.significance import CORRECTIONS, TESTS
+    from evaluation.services import EvaluationError
+
+    choice = _choices(request)
+    measure = request.GET.get("measure", "map")
+    try:
+        pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
+                                              correction=choice["correction"], qrels_policy=choice["qrels_policy"],
+                                              assessor=choice["assessor"])
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    order = list(dict.fromkeys([*pairs["run_a"], *pairs["run_b"]])) if len(pairs) else []
+    cell = {(a, b): row for a, b, row in zip(pairs["run_a"], pairs["run_b"], pairs.to_dict("records"),
+                                              strict=True)} if len(pairs) else {}
+    matrix = [{"run": a, "cells": [cell.get((a, b)) or cell.get((b, a)) if a != b else None for b in order]}
+              for a in order]
+    return render(request, "evaluation/significance.html", {
+        "collection": collection, "order": order, "matrix": matrix, "measure": measure, "choice": choice,
+        "tests": TESTS, "corrections": CORRECTIONS, "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0,
+        "n_pairs": len(pairs), "organizer": is_organizer(request.user)})
+
+
+@results_view()
+def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
+    from evaluation import plots, selectors
+
+    all_tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
+    chosen = [t for t in request.GET.getlist("run") if t in all_tags] or all_tags[:5]
+    choice = _choices(request)
+    data = selectors.pr_curves(collection, chosen, qrels_policy=choice["qrels_policy"], assessor=choice["assessor"]) \
+        if chosen else None
+    svg = plots.pr_plot(data) if data is not None and len(data) else ""
+    return render(request, "evaluation/curves.html", {"collection": collection, "all_tags": all_tags,
+                                                      "chosen": chosen, "svg": svg,
+                                                      "organizer": is_organizer(request.user)})
+
+
+@results_view()
+def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
+    """Leave-one-run-out (or team-out) and recall estimates: is the collection fair to new runs?"""
+    from evaluation import recall
+    from evaluation.services import EvaluationError
+
+    measure = request.GET.get("measure", "map")
+    by = "team" if request.GET.get("by") == "team" else "run"
+    try:
+        loo = recall.leave_one_out(collection, measure=measure, by=by)
+        estimates = recall.recall_estimates(collection)
+        per_run = recall.run_recall(collection)
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    return render(request, "evaluation/reusability.html", {
+        "collection": collection, "loo": loo, "loo_rows": loo.table.to_dict("records"), "measure": measure,
+        "by": by, "estimates": estimates.to_dict("records"), "per_run": per_run.to_dict("records"),
+        "organizer": is_organizer(request.user)})
+
+
+@results_view()
+def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
+    """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
+    from django.http import Http404
+
+    from judging.selectors import qrels
+
+    pool = pooling_selectors.pool_named(collection, request.GET.get("name", "main"))
+    if pool is None:
+        raise Http404("No such pool.")
+    stats = pooling_selectors.pool_statistics(pool, qrels(collection))
+    runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
+    tags = list(stats.get("overlap", {}))
+    overlap = [{"tag": a, "cells": [stats["overlap"][a].get(b, 0) for b in tags]} for a in tags]
+    return render(request, "evaluation/pool.html", {
+        "collection": collection, "pool": pool, "stats": stats, "runs": runs, "tags": tags, "overlap": overlap,
+        "topics": sorted(stats.get("topics", {}).items(), key=lambda kv: strategies.sorted_topics(
+            stats["topics"]).index(kv[0])), "organizer": is_organizer(request.user)})

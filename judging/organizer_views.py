@@ -81,4 +81,17 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         row["grade_list"] = sorted(row["grades"].items())
     return render(request, "judging/agreement.html", {
         "collection": collection, "pairs": pairs, "topics": topics, "disputed": disputed[:500],
-        "n_disputed": len(disputed), "scale": [{"grade": g, "label": labels[g]} for g in collection.grades]})
+        "n_disputed": len(disputed), "scale": [{"grade": g, "label": labels[g]} for g in collection.grades],
+        "rankings": _ranking_agreement(collection)})
+
+
+def _ranking_agreement(collection: Collection) -> list[dict]:
+    """Kendall's tau between the run rankings under each assessor's qrels (needs runs to rank)."""
+    from evaluation.recall import assessor_ranking_agreement
+
+    if collection.runs.count() < 2:
+        return []
+    try:
+        return assessor_ranking_agreement(collection, measure="map").to_dict("records")
+    except ValueError:
+        return []

@@ -1,0 +1,106 @@
+"""``manage.py evaluate SLUG [-m MEASURE]... [--runs TAG...] [--qrels current|majority|adjudicated|ASSESSOR]
+[--format json|csv|trec]``: every run of a collection scored against its current judgments.
+
+trec_eval's rules (unjudged = non-relevant, ``-M 1000``, relevant from the collection's ``relevant_from``);
+measure names as trec_eval prints them. Each run says whether it contributed to the pool and its judged@10,
+and is flagged when it did not contribute or judged@10 is below ``--judged-threshold``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+from evaluation.engine.cli import format_value
+from evaluation.selectors import DEFAULT_MEASURES, leaderboard
+from evaluation.services import EvaluationError, parse_requests
+from judging.models import Judgment
+from workbench.management.base import Error, WorkbenchCommand
+
+POLICIES = ("current", "adjudicated", "majority")
+
+
+def _plain(value):
+    """JSON-safe: NaN and infinities become null, numpy scalars Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+class Command(WorkbenchCommand):
+    help = ("Evaluate every run of a collection against its current judgments (trec_eval's rules), with "
+            "pool-bias flags. Output: json (default), csv (one row per run) or trec (trec_eval's lines).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                            help=f"trec_eval measure, repeatable (default: {' '.join(DEFAULT_MEASURES)})")
+        parser.add_argument("--runs", nargs="+", metavar="TAG", help="Only these runs")
+        parser.add_argument("--qrels", default="current",
+                            help="current (= adjudicated, the default), majority, adjudicated, or an assessor's name")
+        parser.add_argument("--format", choices=["json", "csv", "trec"], default="json")
+        parser.add_argument("--judged-threshold", type=float, default=0.8,
+                            help="Flag runs whose judged@10 is below this (default 0.8)")
+
+    def handle(self, *args, **opts):
+        collection = self.get_collection(opts["slug"])
+        policy, assessor = "adjudicated", None
+        if opts["qrels"] not in POLICIES:
+            assessor = opts["qrels"]
+            if not Judgment.objects.filter(collection=collection, assessor=assessor).exists():
+                known = list(Judgment.objects.filter(collection=collection).order_by("assessor")
+                             .values_list("assessor", flat=True).distinct())
+                raise Error(f"--qrels {assessor!r}: not a policy ({', '.join(POLICIES)}) nor an assessor of "
+                            f"{collection.slug!r} ({', '.join(known) or 'nobody has judged yet'})")
+        elif opts["qrels"] != "current":
+            policy = opts["qrels"]
+        measures = opts["measures"] or list(DEFAULT_MEASURES)
+        try:
+            board = leaderboard(collection, measures=measures, tags=opts["runs"], qrels_policy=policy,
+                                assessor=assessor, judged_threshold=opts["judged_threshold"])
+            kinds = {n: m.spec.value for m in parse_requests(measures) for n in m.names}
+        except EvaluationError as exc:
+            raise Error(str(exc)) from None
+        {"json": self._json, "csv": self._csv, "trec": self._trec}[opts["format"]](board, kinds)
+
+    def _json(self, board, kinds) -> None:
+        columns = [*board.measures, "judged_10"]
+        runs = []
+        for r in board.runs:
+            per_topic = board.per_topic[r.tag]
+            present = [c for c in columns if c in per_topic.columns]
+            runs.append({
+                "run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank,
+                "measures": r.measures, "judged_at_10": r.judged_at_10,
+                "judged_at_k": {str(k): v for k, v in r.judged_at_k.items()}, "flags": r.flags,
+                "robust": r.robust, "topics": r.topics,
+                "per_topic": {str(q): dict(zip(present, row, strict=True))
+                              for q, row in zip(per_topic.index, per_topic[present].itertuples(index=False),
+                                                strict=True)},
+            })
+        out = {"collection": board.collection, "measures": board.measures, "qrels": board.qrels_policy,
+               "pool": board.pool, "judged_threshold": board.judged_threshold, "runs": runs}
+        self.stdout.write(json.dumps(_plain(out), indent=1))
+
+    def _csv(self, board, kinds) -> None:
+        writer = csv.writer(self.stdout, lineterminator="\n")
+        writer.writerow(["run", "team", "contributed", "rank", *board.measures, "judged_at_10", "flags"])
+        for r in board.runs:
+            writer.writerow([r.tag, r.team, "yes" if r.contributed else "no", r.rank,
+                             *(format_value(r.measures[n], kinds.get(n, "float")).strip() if n in r.measures else ""
+                               for n in board.measures),
+                             format_value(r.judged_at_10, "float").strip(), "; ".join(r.flags)])
+
+    def _trec(self, board, kinds) -> None:
+        for r in board.runs:
+            self.stdout.write(f"{'runid':<22}\tall\t{r.tag}")
+            for name in board.measures:
+                if name in r.measures:
+                    self.stdout.write(f"{name:<22}\tall\t{format_value(r.measures[name], kinds.get(name, 'float'))}")

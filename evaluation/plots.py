@@ -1,0 +1,71 @@
+"""Plots as SVG, rendered on the server with matplotlib (no JavaScript needed to read them)."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+plt.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
+                     "svg.fonttype": "none"})
+
+
+def _svg(fig) -> str:
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]  # drop the XML prolog so the SVG can sit inline in HTML
+
+
+def participant_plot(report: pd.DataFrame, tag: str, measure: str) -> str:
+    """Per topic: the run's score as a bar against the best / median / worst of all runs (the TREC
+    participant report)."""
+    width = max(6.0, 0.28 * len(report) + 2)
+    fig, ax = plt.subplots(figsize=(width, 3.6))
+    x = range(len(report))
+    ax.vlines(x, report["worst"], report["best"], color="#c5ccd6", linewidth=6, label="worst to best of all runs")
+    ax.scatter(x, report["median"], marker="_", s=120, color="#1d2330", label="median of all runs", zorder=3)
+    ax.scatter(x, report["score"], marker="o", s=22, color="#1f5fbf", label=tag, zorder=4)
+    ax.set_xticks(list(x), report["qid"], rotation=90 if len(report) > 20 else 0, fontsize=8)
+    ax.set_xlabel("topic")
+    ax.set_ylabel(measure)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 if len(report) > 20 else -0.15), ncol=3,
+              frameon=False)
+    ax.set_title(f"{tag}: {measure} per topic")
+    return _svg(fig)
+
+
+def pr_plot(curves: pd.DataFrame) -> str:
+    """Interpolated precision-recall curves (columns tag, recall, precision)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for tag, group in curves.groupby("tag", sort=False):
+        ax.plot(group["recall"], group["precision"], marker="o", markersize=3, label=str(tag))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("interpolated precision")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title("Interpolated precision-recall")
+    return _svg(fig)
+
+
+def depth_plot(by_depth: pd.DataFrame) -> str:
+    """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant)."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    ax.plot(by_depth["depth"], by_depth["pool_size"], marker="o", markersize=3, label="pooled documents",
+            color="#8a94a6")
+    ax.plot(by_depth["depth"], by_depth["relevant"], marker="o", markersize=3, label="relevant found",
+            color="#1f5fbf")
+    ax.set_xlabel("pool depth k")
+    ax.set_ylabel("documents")
+    ax.legend(frameon=False)
+    ax.grid(alpha=0.3)
+    ax.set_title("Relevant documents found per depth")
+    return _svg(fig)

@@ -1,0 +1,310 @@
+"""Reads on pool bias and recall: leave-one-out, estimates of R, per-run recall, and how much the run
+ranking depends on who judged. Re-exported by :mod:`evaluation.selectors`; cached per collection version.
+
+Leave-one-out (J. Zobel, "How reliable are the results of large-scale information retrieval
+experiments?", SIGIR 1998; C. Buckley, D. Dimmick, I. Soboroff and E. Voorhees, "Bias and the limits of
+pooling for large collections", Information Retrieval 10, 2007; NIST's ``uniques/gloo-eval.pl``): a run's
+(or team's) *unique* documents are the judged documents that no other contributing run (team) brought to
+the pool. Removing them from the qrels scores the run as if it had not been pooled; a collection whose
+runs barely move is reusable for new runs. By team, every run of the team is re-scored, as NIST does.
+Ranks: the run's left-out score against the other runs' full scores. Kendall's tau and tau_ap compare the
+full ranking with the ranking where every left-out run (team) has its left-out score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evaluation import services
+from evaluation.engine.recall import depth_curves, sampled_estimate
+from evaluation.services import MAX_DEPTH, EvaluationError, Snapshot
+from judging.agreement import ranking_correlation
+from judging.selectors import assessor_judgments
+from pooling import strategies as S
+from workbench.models import Collection
+
+__all__ = ["LeaveOneOut", "assessor_ranking_agreement", "leave_one_out", "recall_estimates", "run_recall"]
+
+LOO_COLUMNS = ["unit", "run", "team", "contributed", "unique_judged", "unique_relevant", "score", "score_loo",
+               "change", "change_pct", "rank", "rank_loo", "rank_change"]
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """Per left-out run: ``table`` (columns ``LOO_COLUMNS``; change = score_loo - score, rank_change =
+    rank_loo - rank, positive = falls); collection-level summary: drops (score - score_loo) and taus."""
+
+    collection: str
+    measure: str
+    by: str
+    source: str                 # where the contributions come from (pool provenance, or runs' top k)
+    table: pd.DataFrame
+    max_drop: float
+    mean_drop: float
+    max_drop_pct: float
+    max_rank_change: int
+    tau: float                  # Kendall's tau-b, full ranking vs left-out ranking
+    tau_ap: float
+    runs: int                   # runs ranked
+
+
+# --------------------------------------------------------------------------------- leave-one-out
+def contribution_provenance(collection: Collection, depth: int | None = None) -> tuple[pd.DataFrame, str]:
+    """(qid, docno, tag) of what each contributing run brought to the pool, and where it comes from.
+
+    The stored pools' provenance when one exists (and no ``depth`` is given); otherwise the top ``depth``
+    (default 100) of the runs declared as contributing, ranked as pools rank them.
+    """
+    snap = services.snapshot(collection)
+    with_provenance = [p for p in snap.pools if len(p.provenance)]
+    if with_provenance and depth is None:
+        frame = pd.concat([p.provenance[["qid", "docno", "tag"]] for p in with_provenance], ignore_index=True)
+        frame = frame.astype(str).drop_duplicates()
+        names = ", ".join(p.name + (f" (depth {p.depth})" if p.depth else f" ({p.strategy})") for p in with_provenance)
+        return frame[frame["tag"].isin(snap.tags)], f"provenance of pool {names}"
+    depth = depth or 100
+    tags = [t for t, c in snap.declared.items() if c]
+    if not tags:
+        return pd.DataFrame({c: pd.Series(dtype=str) for c in ("qid", "docno", "tag")}), "no contributing runs"
+    ranked = S.ranked_entries(services.frames(collection, tags), depth)
+    return ranked[["qid", "docno", "tag"]].astype(str), f"top {depth} of the contributing runs (no pool stored)"
+
+
+def unique_judged(provenance: pd.DataFrame, qrels: pd.DataFrame, unit_of: dict[str, str]) -> pd.DataFrame:
+    """Judged (qid, docno) pairs exactly one unit (run or team) contributed: columns qid, docno, unit, rel.
+
+    >>> prov = pd.DataFrame({"qid": ["1"] * 3, "docno": ["a", "b", "b"], "tag": ["r1", "r1", "r2"]})
+    >>> q = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 1]})
+    >>> unique_judged(prov, q, {"r1": "r1", "r2": "r2"})[["docno", "unit"]].values.tolist()
+    [['a', 'r1']]
+    """
+    frame = provenance.assign(unit=provenance["tag"].map(unit_of)).dropna(subset=["unit"])
+    frame = frame[["qid", "docno", "unit"]].drop_duplicates()
+    units = frame.groupby(["qid", "docno"], sort=False)["unit"].transform("size").to_numpy()
+    return frame[units == 1].merge(qrels.astype({"qid": str, "docno": str}), on=["qid", "docno"], how="inner")
+
+
+def _mean_over(per_topic: pd.DataFrame, topics: pd.Index, name: str) -> float:
+    if not len(topics):
+        return 0.0
+    values = per_topic[name].reindex(topics).fillna(0.0) if name in per_topic else pd.Series(0.0, index=topics)
+    return float(values.mean())
+
+
+def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, by: str, policy: str,
+              assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
+    """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
+    topics keep their full-qrels scores, which cannot change)."""
+    full = services.evaluate(collection, [measure], policy=policy, assessor=assessor)
+    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
+    qrels = qrels.reset_index(drop=True)
+    provenance, source = contribution_provenance(collection, depth)
+    unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(set(provenance["tag"]))}
+    uniques = unique_judged(provenance, qrels.assign(row=np.arange(len(qrels))), unit_of)
+    by_unit = {u: g for u, g in uniques.groupby("unit", sort=False)}
+    topic_of, topic_names = pd.factorize(qrels["qid"])
+    code_of = {q: i for i, q in enumerate(topic_names)}
+    request = services.batches([measure])[0]
+    scores = {t: _mean_over(s.per_topic, s.per_topic.index, name) for t, s in full.items()}
+    rows = []
+    for unit in sorted(set(unit_of.values())):
+        runs = [unit] if by == "run" else [t for t in snap.tags if snap.team_of(t) == unit]
+        mine = by_unit.get(unit, uniques.iloc[:0])
+        loo = None
+        if len(mine):
+            topics = pd.unique(mine["qid"])
+            wanted = np.zeros(len(topic_names), dtype=bool)
+            wanted[[code_of[q] for q in topics]] = True
+            keep = wanted[topic_of]
+            keep[mine["row"].to_numpy()] = False
+            frames = {t: f[f["qid"].isin(topics)] for t, f in services.frames(collection, runs).items()}
+            loo = services.evaluate_frames(qrels[keep], frames, request, snap.relevant_from) if keep.any() else {}
+        for tag in runs:
+            per_topic = full[tag].per_topic
+            if loo is not None:
+                changed = loo[tag].per_topic if tag in loo else per_topic.iloc[:0]
+                per_topic = pd.concat([per_topic.drop(index=topics, errors="ignore"), changed])
+            rows.append({"unit": unit, "run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag],
+                         "unique_judged": int(len(mine)),
+                         "unique_relevant": int((mine["rel"] >= snap.relevant_from).sum()),
+                         "score": scores[tag],
+                         "score_loo": _mean_over(per_topic, full[tag].per_topic.index, name)})
+    return rows, scores, source
+
+
+def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
+                  qrels_policy: str = "adjudicated", assessor: str | None = None,
+                  depth: int | None = None) -> LeaveOneOut:
+    """Leave each contributing run (``by="run"``) or team (``by="team"``) out of the pool and re-score it
+    (see the module docstring). ``depth`` forces the contributions to be the contributing runs' top
+    ``depth`` instead of the stored pool's provenance (used when no pool is stored; default then 100)."""
+    if by not in ("run", "team"):
+        raise EvaluationError(f"leave-one-out by {by!r}: choose 'run' or 'team'")
+    names = services.measure_names([measure])
+    if len(names) != 1:
+        raise EvaluationError(f"leave-one-out needs one measure value, {measure!r} gives {len(names)}")
+    snap = services.snapshot(collection)
+    policy = services.normalise_policy(qrels_policy)
+    key = (snap.version, "loo", names[0], by, policy, assessor, depth)
+    return services.cached(key, lambda: _leave_one_out(collection, snap, measure, names[0], by, policy, assessor,
+                                                       depth))
+
+
+def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth) -> LeaveOneOut:
+    rows, scores, source = _loo_rows(collection, snap, measure, name, by, policy, assessor, depth)
+    table = pd.DataFrame(rows, columns=LOO_COLUMNS[:8])
+    tags = list(scores)
+    full_ranks = dict(zip(tags, services.competition_ranks(np.array([scores[t] for t in tags])), strict=True))
+    others = np.array([scores[t] for t in tags])
+    table["change"] = table["score_loo"] - table["score"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["change_pct"] = np.where(table["score"] > 0, 100 * table["change"] / table["score"], 0.0)
+    table["rank"] = [int(full_ranks[t]) for t in table["run"]]
+    table["rank_loo"] = [int(1 + (others > v).sum() - (scores[t] > v)) for t, v in
+                         zip(table["run"], table["score_loo"], strict=True)]
+    table["rank_change"] = table["rank_loo"] - table["rank"]
+    substituted = dict(scores)
+    substituted.update(zip(table["run"], table["score_loo"], strict=True))
+    tau = tau_ap = float("nan")
+    if len(tags) >= 2:
+        tau, tau_ap = ranking_correlation(scores, substituted)
+    drop = -table["change"]
+    return LeaveOneOut(
+        collection=snap.slug, measure=name, by=by, source=source, table=table[LOO_COLUMNS],
+        max_drop=float(drop.max()) if len(table) else 0.0, mean_drop=float(drop.mean()) if len(table) else 0.0,
+        max_drop_pct=float((-table["change_pct"]).max()) if len(table) else 0.0,
+        max_rank_change=int(table["rank_change"].max()) if len(table) else 0, tau=tau, tau_ap=tau_ap,
+        runs=len(tags))
+
+
+# ----------------------------------------------------------------------------------------- recall
+def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
+    """qid -> the deepest rank any of the runs returns for it (at most MAX_DEPTH)."""
+    deepest: pd.Series | None = None
+    for frame in services.frames(collection, tags).values():
+        sizes = frame["qid"].value_counts(sort=False)
+        sizes.index = sizes.index.astype(str)
+        deepest = sizes if deepest is None else deepest.combine(sizes, max, fill_value=0)
+    return {} if deepest is None else {q: int(min(v, MAX_DEPTH)) for q, v in deepest.items()}
+
+
+RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth"]
+
+
+def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
+                     confidence: float = 0.95, cap: int = 100) -> pd.DataFrame:
+    """Per qrels topic: known relevant documents and an estimate of how many there are, with its method and
+    a ``confidence`` interval (:mod:`evaluation.engine.recall`): Horvitz-Thompson where the collection
+    has a sampled pool, otherwise the accumulation curve over the contributing runs' depth (complete
+    depth looked for within the top ``cap``). Columns ``RECALL_COLUMNS``, topics in natural order."""
+    snap = services.snapshot(collection)
+    policy = services.normalise_policy(qrels_policy)
+    key = (snap.version, "recall", policy, assessor, confidence, cap)
+    return services.cached(key, lambda: _recall(collection, snap, policy, assessor, confidence, cap))
+
+
+def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd.DataFrame:
+    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
+    relevant = qrels[qrels["rel"] >= snap.relevant_from]
+    known = relevant.groupby("qid").size().reindex(qrels["qid"].unique(), fill_value=0)
+    pool = snap.sampled_pool
+    if pool is not None:
+        ht = sampled_estimate(pool.entries, qrels, pool.params.get("stratum_sizes", {}),
+                              relevant_from=snap.relevant_from, confidence=confidence).set_index("qid")
+        pooled = pd.MultiIndex.from_frame(pool.entries[["qid", "docno"]].astype(str))
+        outside = relevant[~pd.MultiIndex.from_frame(relevant[["qid", "docno"]]).isin(pooled)].groupby("qid").size()
+        rows = []
+        for qid, r in known.items():
+            extra = float(outside.get(qid, 0))
+            if qid in ht.index and bool(ht.at[qid, "complete"]):
+                est = ht.loc[qid]
+                rows.append({"qid": qid, "known_relevant": int(r), "estimate": max(float(r), est["estimate"] + extra),
+                             "method": f"horvitz-thompson (sampled pool {pool.name})",
+                             "ci_low": max(float(r), est["ci_low"] + extra), "ci_high": est["ci_high"] + extra,
+                             "complete_depth": np.nan})
+            else:
+                why = "a stratum of the sample is not judged yet" if qid in ht.index else "topic not in the sample"
+                rows.append({"qid": qid, "known_relevant": int(r), "estimate": float(r), "method": f"known only ({why})",
+                             "ci_low": float(r), "ci_high": np.nan, "complete_depth": np.nan})
+        out = pd.DataFrame(rows, columns=RECALL_COLUMNS)
+    else:
+        tags = [t for t, c in snap.contributed.items() if c]
+        ranked = S.ranked_entries(services.frames(collection, tags), cap) if tags else pd.DataFrame(
+            {"qid": pd.Series(dtype=str), "docno": pd.Series(dtype=str), "rank": pd.Series(dtype="int64")})
+        curves = depth_curves(ranked, qrels, relevant_from=snap.relevant_from, run_depth=_run_depths(collection, tags),
+                              confidence=confidence)
+        out = curves[RECALL_COLUMNS]
+    order = S.sorted_topics(out["qid"])
+    return out.set_index("qid").loc[order].reset_index()
+
+
+def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = "adjudicated",
+               assessor: str | None = None) -> pd.DataFrame:
+    """Per run: relevant documents retrieved (within 1000) and recall, the mean over topics of
+    ``num_rel_ret / R``, with R the known relevant count (recall_known, trec_eval's recall_1000) and with
+    R the estimate (recall_estimated). Topics with R = 0 are left out; a topic without results counts 0."""
+    estimates = recall_estimates(collection, qrels_policy=qrels_policy, assessor=assessor).set_index("qid")
+    scores = services.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
+    snap = services.snapshot(collection)
+    topics = estimates.index
+    known = estimates["known_relevant"].to_numpy(dtype=float)
+    estimated = estimates["estimate"].to_numpy(dtype=float)
+    rows = []
+    for tag, s in scores.items():
+        found = s.per_topic["num_rel_ret"].reindex(topics).fillna(0).to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            recall_known = np.nanmean(np.where(known > 0, found / known, np.nan)) if (known > 0).any() else np.nan
+            recall_est = np.nanmean(np.where(estimated > 0, found / estimated, np.nan)) \
+                if (estimated > 0).any() else np.nan
+        rows.append({"run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag],
+                     "relevant_retrieved": int(found.sum()), "recall_known": float(recall_known),
+                     "recall_estimated": float(recall_est)})
+    return pd.DataFrame(rows, columns=["run", "team", "contributed", "relevant_retrieved", "recall_known",
+                                       "recall_estimated"])
+
+
+# ------------------------------------------------------------------------- assessors and rankings
+def assessor_ranking_agreement(collection: Collection, *, measure: str = "map") -> pd.DataFrame:
+    """For every pair of assessors who judged some topics in common: Kendall's tau-b and tau_ap
+    (:func:`judging.agreement.ranking_correlation`, the first assessor as reference) between the run
+    rankings under each one's qrels, the runs' ``measure`` averaged over their shared topics (Voorhees,
+    "Variations in relevance judgments and the measurement of retrieval effectiveness", SIGIR 1998).
+
+    Columns: assessor_a, assessor_b, topics, runs, tau, tau_ap. Adjudications are not an assessor here.
+    """
+    names = services.measure_names([measure])
+    if len(names) != 1:
+        raise EvaluationError(f"choose one measure value: {measure!r} gives {len(names)}")
+    snap = services.snapshot(collection)
+    return services.cached((snap.version, "assessor-rankings", names[0]),
+                           lambda: _assessor_rankings(collection, snap, measure, names[0]))
+
+
+def _assessor_rankings(collection, snap: Snapshot, measure: str, name: str) -> pd.DataFrame:
+    columns = ["assessor_a", "assessor_b", "topics", "runs", "tau", "tau_ap"]
+    judgments = assessor_judgments(collection)
+    assessors = sorted(judgments["assessor"].unique()) if len(judgments) else []
+    if len(assessors) < 2 or len(snap.tags) < 2:
+        return pd.DataFrame(columns=columns)
+    request = services.batches([measure])[0]
+    runs = services.frames(collection)
+    per_assessor, topics = {}, {}
+    for who in assessors:
+        mine = judgments[judgments["assessor"] == who].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
+        topics[who] = set(mine["qid"].astype(str))
+        per_assessor[who] = services.evaluate_frames(mine, runs, request, snap.relevant_from)
+    rows = []
+    for i, a in enumerate(assessors):
+        for b in assessors[i + 1:]:
+            shared = pd.Index(S.sorted_topics(topics[a] & topics[b]))
+            if not len(shared):
+                continue
+            score_a = {t: _mean_over(per_assessor[a][t].per_topic, shared, name) for t in runs}
+            score_b = {t: _mean_over(per_assessor[b][t].per_topic, shared, name) for t in runs}
+            tau, tau_ap = ranking_correlation(score_a, score_b)
+            rows.append({"assessor_a": a, "assessor_b": b, "topics": len(shared), "runs": len(runs),
+                         "tau": tau, "tau_ap": tau_ap})
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,124 @@
+"""Every results page loads in Chromium and shows what a researcher needs; screenshots for review."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+
+from tests import factories
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def track(transactional_db, tmp_path):
+    factories.collection_with_topics()
+    # alpha and beta share most documents; gamma retrieves documents nobody pooled
+    rankings = {
+        "alpha": {q: [f"d{q}-{i}" for i in range(10)] for q in ("301", "302", "303")},
+        "beta": {q: [f"d{q}-{i}" for i in (1, 0, 3, 2, 5, 4, 12, 7, 8, 11)] for q in ("301", "302", "303")},
+        "gamma": {q: [f"g{q}-{i}" for i in range(5)] + [f"d{q}-{i}" for i in range(5)] for q in ("301", "302", "303")},
+    }
+    for tag, ranking in rankings.items():
+        path = tmp_path / f"{tag}.run"
+        path.write_text(factories.run_lines(tag, ranking))
+        call_command("import_runs", "robust", str(path), "--team", f"team-{tag}",
+                     *(["--no-pool"] if tag == "gamma" else []), stdout=StringIO())
+    call_command("build_pool", "robust", "--depth", "10", "--seed", "1", stdout=StringIO())
+    qrels = tmp_path / "qrels"
+    judged = sorted({d for tag in ("alpha", "beta") for q, docs in rankings[tag].items() for d in docs})
+    qrels.write_text("".join(f"{d[1:4]} 0 {d} {int(d.endswith(('0', '2', '5', '11')))}\n" for d in judged))
+    call_command("import_qrels", "robust", str(qrels), "--assessor", "nist", stdout=StringIO())
+    user = User.objects.create_user("olga", password="organize")
+    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
+
+
+def test_leaderboard_shows_scores_groups_and_flags_the_run_that_did_not_contribute(page, live_server, track,
+                                                                                  screenshot_dir):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/leaderboard/")
+    table = page.locator("table.leaderboard")
+    assert table.is_visible()
+    rows = table.locator("tbody tr")
+    assert rows.count() == 3
+    flagged = page.locator("tr.flagged")
+    assert flagged.count() == 1 and "gamma" in flagged.inner_text()
+    assert "did not contribute to the pool" in flagged.inner_text()
+    assert "1 run flagged for pool bias" in page.inner_text("body")
+    page.screenshot(path=str(screenshot_dir / "leaderboard.png"), full_page=True)
+
+
+def test_run_page_plots_the_run_against_best_median_and_worst(page, live_server, track, screenshot_dir):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/runs/alpha/?measure=map")
+    assert page.locator("figure svg").count() == 1
+    assert "Above the median on" in page.inner_text("body")
+    assert page.locator("table.data tbody tr").count() == 3
+    page.screenshot(path=str(screenshot_dir / "run-report.png"), full_page=True)
+
+
+def test_topic_page_shows_pool_relevant_per_depth_and_run_scores(page, live_server, track):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/topics/301/")
+    body = page.inner_text("body")
+    assert "International Organized Crime" in body
+    assert "Relevant found per pool depth" in body
+    assert page.get_by_role("link", name="alpha").count() >= 1
+
+
+def test_significance_matrix_lists_every_pair(page, live_server, track):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/significance/?measure=map&test=randomization")
+    matrix = page.get_by_role("table", name="Adjusted p-values for every pair of runs")
+    assert matrix.locator("tbody tr").count() == 3
+    assert "of 3 pairs differ significantly" in page.inner_text("body")
+
+
+def test_pr_curves_are_drawn_for_the_chosen_runs(page, live_server, track, screenshot_dir):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/curves/?run=alpha&run=beta")
+    svg = page.locator("figure svg")
+    assert svg.count() == 1
+    assert "alpha" in svg.inner_html() and "beta" in svg.inner_html()
+    page.screenshot(path=str(screenshot_dir / "pr-curves.png"), full_page=True)
+
+
+def test_overview_and_downloads_pages(page, live_server, track):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/")
+    assert page.get_by_role("progressbar", name="Pool judged").get_attribute("aria-valuenow") is not None
+    page.goto(f"{live_server.url}/collections/robust/downloads/")
+    with page.expect_download() as info:
+        page.get_by_role("link", name="Download the release bundle").click()
+    assert info.value.suggested_filename.startswith("robust-release-")
+
+
+def test_reusability_page_reports_leave_one_out_and_recall(page, live_server, track):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/reusability/?measure=map")
+    body = page.inner_text("body")
+    assert "Leave-one-run-out (map)" in body and "Kendall" in body
+    assert "How many relevant documents are there?" in body
+    assert "Recall of each run" in body and "gamma" in body
+
+
+def test_assessors_are_refused_every_results_page(page, live_server, track):
+    User.objects.create_user("ada", password="judge-me")
+    log_in(page, live_server, "ada", "judge-me")
+    for path in ["leaderboard/", "runs/alpha/", "topics/301/", "significance/", "curves/", "reusability/",
+                 "downloads/release.zip"]:
+        response = page.goto(f"{live_server.url}/collections/robust/{path}")
+        assert response.status == 403, path
+
+
+def test_pool_page_shows_unique_contributions_and_overlap(page, live_server, track):
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/collections/robust/pool/")
+    body = page.inner_text("body")
+    assert "Contributions per run" in body and "Depth-k (TREC)" in body
+    overlap = page.get_by_role("table", name="Run-to-run overlap")
+    assert overlap.locator("tbody tr").count() == 2  # alpha and beta contributed; gamma did not

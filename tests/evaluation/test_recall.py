@@ -1,0 +1,110 @@
+"""Estimates of the number of relevant documents: the accumulation curve over pool depth and
+Horvitz-Thompson from a sampled pool, each on a case with a known answer; recall of runs against both."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from evaluation import selectors
+from evaluation.engine.recall import power_law_tail
+from pooling.models import PoolEntry
+from tests import factories
+from tests.evaluation.test_evaluate import run, write_qrels
+
+
+def test_a_power_law_curve_is_recovered_and_its_tail_summed():
+    depths = np.arange(1, 11)
+    fit = power_law_tail(12.0 / depths, max_depth=1000)
+    assert fit.slope == pytest.approx(-1.0, abs=1e-9)
+    assert fit.tail == pytest.approx(12 * sum(1 / d for d in range(11, 1001)), rel=1e-9)
+
+
+def test_a_rate_that_grows_with_depth_is_held_constant():
+    fit = power_law_tail([1, 2, 3, 4], max_depth=10)
+    assert fit.slope == 0.0
+    assert fit.tail == pytest.approx(2.5 * 6)  # mean rate 2.5 for depths 5..10
+
+
+def test_everything_found_at_the_top_leaves_no_tail():
+    assert power_law_tail([5, 0, 0, 0], max_depth=100).tail == pytest.approx(0.0, abs=1e-9)
+
+
+def write_runs(tmp_path, rankings, *, no_pool=()):
+    for tag, ranking in rankings.items():
+        path = tmp_path / f"{tag}.run"
+        path.write_text(factories.run_lines(tag, ranking))
+        run("import_runs", "robust", str(path), *(["--no-pool"] if tag in no_pool else []))
+
+
+def test_accumulation_curve_estimate_on_a_depth_pool(db, tmp_path):
+    """Depth-2 pool: r1 [R1 N1 ...], r2 [R2 R3 ...], 10 documents each. New relevant per depth N = [2, 1]
+    fits mu_d = 2/d exactly; extrapolated to depth 10: 3 + 2 (1/3 + ... + 1/10)."""
+    collection = factories.collection_with_topics()
+    write_runs(tmp_path, {"r1": {"301": ["R1", "N1", *[f"u{i}" for i in range(8)]]},
+                          "r2": {"301": ["R2", "R3", *[f"v{i}" for i in range(8)]]}})
+    run("build_pool", "robust", "--depth", "2")
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", {("301", "R1"): 1, ("301", "N1"): 0,
+                                                                    ("301", "R2"): 1, ("301", "R3"): 1}))
+    row = selectors.recall_estimates(collection).set_index("qid").loc["301"]
+    assert row["known_relevant"] == 3 and row["complete_depth"] == 2
+    assert row["method"] == "accumulation curve"
+    assert row["estimate"] == pytest.approx(3 + 2 * sum(1 / d for d in range(3, 11)))
+    assert row["ci_low"] == 3 and row["ci_high"] > row["estimate"]
+
+
+def sampled_collection(tmp_path):
+    """Stratum 1 = rank 1 (a1, b1: all judged), stratum 2 = ranks 2-4 (six documents, half sampled)."""
+    collection = factories.collection_with_topics()
+    write_runs(tmp_path, {"alpha": {"301": ["a1", "a2", "a3", "a4"]}, "beta": {"301": ["b1", "b2", "b3", "b4"]}})
+    run("build_pool", "robust", "--strategy", "sampled", "--strata", "1-1:1", "2-4:0.5", "--seed", "3")
+    sampled = list(PoolEntry.objects.filter(stratum=2).order_by("judging_order").values_list("docno", flat=True))
+    return collection, sampled
+
+
+def test_horvitz_thompson_estimate_from_a_sampled_pool(db, tmp_path):
+    collection, sampled = sampled_collection(tmp_path)
+    assert len(sampled) == 3
+    # a1 relevant, b1 not; every sampled document of stratum 2 relevant: R_hat = 1 + 3 / (3/6) = 7
+    qrels = {("301", "a1"): 1, ("301", "b1"): 0, **{("301", d): 1 for d in sampled}}
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", qrels))
+    row = selectors.recall_estimates(collection).set_index("qid").loc["301"]
+    assert row["method"].startswith("horvitz-thompson")
+    assert (row["known_relevant"], row["estimate"], row["ci_low"], row["ci_high"]) == (4, 7.0, 7.0, 7.0)
+
+
+def test_a_partly_judged_stratum_counts_its_judged_documents_as_the_sample(db, tmp_path):
+    collection, sampled = sampled_collection(tmp_path)
+    # only two of the three sampled documents judged (both relevant): each stands for 6 / 2 = 3
+    qrels = {("301", "a1"): 1, ("301", "b1"): 0, **{("301", d): 1 for d in sampled[:2]}}
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", qrels))
+    row = selectors.recall_estimates(collection).set_index("qid").loc["301"]
+    assert row["estimate"] == pytest.approx(1 + 2 * 3)
+
+
+def test_a_stratum_without_any_judgment_gives_no_estimate(db, tmp_path):
+    collection, _ = sampled_collection(tmp_path)
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", {("301", "a1"): 1, ("301", "b1"): 0}))
+    row = selectors.recall_estimates(collection).set_index("qid").loc["301"]
+    assert row["method"].startswith("known only") and row["estimate"] == 1
+
+
+def test_infap_is_offered_where_the_pool_was_sampled(db, tmp_path):
+    collection, sampled = sampled_collection(tmp_path)
+    qrels = {("301", "a1"): 1, ("301", "b1"): 0, **{("301", d): 1 for d in sampled}}
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", qrels))
+    board = selectors.leaderboard(collection, measures=["map"])
+    assert "infAP" in board.robust_measures
+    assert all(0 <= r.robust["infAP"] <= 1 for r in board.runs)
+
+
+def test_run_recall_is_reported_against_known_and_estimated_totals(db, tmp_path):
+    collection, sampled = sampled_collection(tmp_path)
+    qrels = {("301", "a1"): 1, ("301", "b1"): 0, **{("301", d): 1 for d in sampled}}
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", qrels))
+    table = selectors.run_recall(collection).set_index("run")
+    found = {"alpha": 1 + sum(d.startswith("a") for d in sampled), "beta": sum(d.startswith("b") for d in sampled)}
+    for tag in ("alpha", "beta"):
+        assert table.loc[tag, "relevant_retrieved"] == found[tag]
+        assert table.loc[tag, "recall_known"] == pytest.approx(found[tag] / 4)
+        assert table.loc[tag, "recall_estimated"] == pytest.approx(found[tag] / 7)
