@@ -6,7 +6,8 @@ Workloads (issue 3):
 
 (a) one run of 5,000 topics x 1,000 documents, 50 graded judgments (0-3) per topic, measures map, ndcg,
     ndcg_cut.10, P.10, recall.1000: parse + evaluate. Cases: the whole ``manage.py trec_eval`` process;
-    the engine in-process (workbench.formats readers + Evaluator); pytrec_eval (its ``parse_qrel`` /
+    the engine in-process (the array readers ``read_qrels_table`` / ``read_run_arrays`` + Evaluator,
+    the command line's path); pytrec_eval (its ``parse_qrel`` /
     ``parse_run`` + ``RelevanceEvaluator``); ranx (``Qrels.from_file`` / ``Run.from_file`` + ``evaluate``).
 (b) 100 runs x 50 topics x 1,000 documents, evaluated in one batch (engine: ``evaluate_many``; the
     others: one evaluator, a loop over runs).
@@ -79,12 +80,12 @@ def generate(workdir: Path) -> dict:
 def case_engine(qrels: str, runs: list[str]) -> dict:
     t0 = time.perf_counter()
     from evaluation.engine import Evaluator, Qrels
-    from workbench.formats import read_qrels, read_run
+    from workbench.formats import read_qrels_table, read_run_arrays
     t1 = time.perf_counter()
-    q = Qrels.from_frame(read_qrels(qrels))
-    frames = {Path(r).name: read_run(r, max_depth=None, check_warnings=False).frame for r in runs}
+    q = Qrels.from_frame(read_qrels_table(qrels))
+    parsed = {Path(r).name: read_run_arrays(r) for r in runs}
     t2 = time.perf_counter()
-    res = Evaluator(q, MEASURES_TE).evaluate_many(frames)
+    res = Evaluator(q, MEASURES_TE).evaluate_many(parsed)
     t3 = time.perf_counter()
     first = next(iter(res.values())).aggregate
     return {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2, "map": first["map"]}

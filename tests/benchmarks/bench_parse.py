@@ -32,7 +32,9 @@ RUN_NAMES = ["qid", "q0", "docno", "rank", "score", "tag"]
 QRELS_NAMES = ["qid", "iter", "docno", "rel"]
 
 CASES = {
-    "read_run (trec_eval path: no depth limit, no warnings)":
+    "read_run_arrays (manage.py trec_eval: arrays, no pandas)":
+        "from workbench.formats import read_run_arrays\nresult = read_run_arrays(PATH).score",
+    "read_run (trec_eval rules, as a frame)":
         "from workbench.formats import read_run\n"
         "result = read_run(PATH, max_depth=None, check_warnings=False, trec_eval_rules=True).frame",
     "read_run (import path: depth 1000, warnings)":
@@ -46,6 +48,8 @@ CASES = {
         "parse_options=c.ParseOptions(delimiter=' '))",
     "read_qrels":
         "from workbench.formats import read_qrels\nresult = read_qrels(PATH)",
+    "read_qrels_table":
+        "from workbench.formats import read_qrels_table\nresult = read_qrels_table(PATH)",
 }
 
 CHILD = """
@@ -126,7 +130,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-5m", action="store_true", help="only the 1M run and the qrels")
     args = parser.parse_args()
-    run_cases = [c for c in CASES if c != "read_qrels"]
+    run_cases = [c for c in CASES if not c.startswith("read_qrels")]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         started = time.perf_counter()
@@ -156,8 +160,9 @@ def main() -> None:
                 ratio = f"{result['seconds'] / arrow['seconds']:.2f}" if arrow else ""
                 print(f"| {label} | {case} | {result['seconds']:.2f} | {result['peak_mb']:.0f} | {ratio} |",
                       flush=True)
-        results = {case: measure(case, folder / "qrels.txt", QRELS_NAMES, args.repeat)
-                   for case in ("read_qrels", "pandas.read_csv(sep=r'\\s+')", "pyarrow.csv.read_csv(delimiter=' ')")}
+        qrels_cases = ("read_qrels", "read_qrels_table", "pandas.read_csv(sep=r'\\s+')",
+                       "pyarrow.csv.read_csv(delimiter=' ')")
+        results = {case: measure(case, folder / "qrels.txt", QRELS_NAMES, args.repeat) for case in qrels_cases}
         base = results["pyarrow.csv.read_csv(delimiter=' ')"]["seconds"]
         for case, result in results.items():
             print(f"| qrels, {qrels_lines:,} lines | {case} | {result['seconds']:.2f} | {result['peak_mb']:.0f} | "

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.formats import FormatError, read_qrels, read_qrels_table, read_run, read_run_arrays
 from workbench.formats.arrays import from_numpy, from_strings, to_numpy
-from workbench.formats.checks import string_hashes
+from workbench.formats.checks import duplicate_rows, string_hashes
 
 CLEAN = ("302 Q0 LA010189-0001 1 9 mine\n302 Q0 FBIS3-10169 2 11.25 mine\n"
          "301 Q0 FBIS3-10082 1 12.5 mine\n")
@@ -123,3 +123,13 @@ def test_arrow_numpy_helpers_round_trip_and_fill_nulls():
     assert from_strings(["b", "", "ü"]).to_pylist() == ["b", "", "ü"]
     with pytest.raises(ValueError):
         to_numpy(pa.array([1, None]))
+
+
+@pytest.mark.parametrize("hashes", [None, np.zeros(8, dtype=np.uint64)])  # real hashes, or all colliding
+def test_duplicates_are_confirmed_on_the_strings_whatever_the_hashes(hashes):
+    codes = np.array([0, 0, 0, 1, 1, 2, 0, 1], dtype=np.int32)
+    docnos = pa.chunked_array([["a", "b", "a", "a", "c", "z"], ["b", "a"]])
+    later, first = duplicate_rows(codes, 3, docnos, hashes)
+    assert later.tolist() == [2, 6, 7] and first.tolist() == [0, 1, 3]
+    interleaved = duplicate_rows(np.array([0, 0, 1, 1, 1, 0]), 2, pa.array(["x", "y", "x", "x", "y", "y"]))
+    assert [a.tolist() for a in interleaved] == [[3, 5], [2, 1]]
