@@ -191,7 +191,7 @@ def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
     return {} if deepest is None else {q: int(min(v, MAX_DEPTH)) for q, v in deepest.items()}
 
 
-RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth"]
+RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth", "note"]
 
 
 def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
@@ -224,11 +224,13 @@ def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd
                 rows.append({"qid": qid, "known_relevant": int(r), "estimate": max(float(r), est["estimate"] + extra),
                              "method": f"horvitz-thompson (sampled pool {pool.name})",
                              "ci_low": max(float(r), est["ci_low"] + extra), "ci_high": est["ci_high"] + extra,
-                             "complete_depth": np.nan})
+                             "complete_depth": np.nan,
+                             "note": f"{int(est['judged'])} judged sampled documents"
+                                     + (f", plus {int(extra)} relevant outside the pool" if extra else "")})
             else:
                 why = "a stratum of the sample is not judged yet" if qid in ht.index else "topic not in the sample"
                 rows.append({"qid": qid, "known_relevant": int(r), "estimate": float(r), "method": f"known only ({why})",
-                             "ci_low": float(r), "ci_high": np.nan, "complete_depth": np.nan})
+                             "ci_low": float(r), "ci_high": np.nan, "complete_depth": np.nan, "note": ""})
         out = pd.DataFrame(rows, columns=RECALL_COLUMNS)
     else:
         tags = [t for t, c in snap.contributed.items() if c]

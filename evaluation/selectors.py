@@ -25,7 +25,7 @@ Paired tests need one value per topic for every run: a topic a run returned noth
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -81,7 +81,7 @@ class Leaderboard:
     measures: list[str]                        # printed names, in the order asked
     runs: list[RunScore]                       # by the first measure, best first
     per_topic: dict[str, pd.DataFrame]         # tag -> index qid, one column per measure
-    topics: list[str]                          # qrels topics, natural order
+    topics: list[str]                          # topics evaluated (in the qrels and some run), natural order
     qrels_policy: str
     judged_threshold: float
     robust_measures: list[str] = field(default_factory=list)
@@ -230,8 +230,6 @@ def _number(value) -> float:
 
 
 def _with_rank(run: RunScore, rank: int) -> RunScore:
-    from dataclasses import replace
-
     return replace(run, rank=rank)
 
 
@@ -285,9 +283,9 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     mine = qrels[qrels["qid"].astype(str) == qid]
     scores = services.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
     pool = snap.main_pool
-    pool_size = 0 if pool is None or pool.entries.empty else int((pool.entries["qid"].astype(str) == qid).sum())
+    pool_size = 0 if pool is None else pool.pool.entries.filter(topic=topic).count()
     contributing = [t for t, c in snap.contributed.items() if c]
-    topic_runs = {t: f[f["qid"].astype(str) == qid] for t, f in services.frames(collection, contributing).items()}
+    topic_runs = {t: f[f["qid"] == qid] for t, f in services.frames(collection, contributing).items()}
     provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
         columns=["qid", "docno", "tag", "rank"])
     by_depth = S.relevant_by_depth(provenance, mine, depths, relevant_from=snap.relevant_from) \

@@ -16,6 +16,7 @@ four small queries; everything else is computed once per version (LRU, thread-sa
 
 from __future__ import annotations
 
+import functools
 import itertools
 import string
 import threading
@@ -95,15 +96,35 @@ def version(collection: Collection) -> tuple:
 # -------------------------------------------------------------------------------------- the snapshot
 @dataclass(frozen=True)
 class PoolInfo:
-    """A stored pool: ``entries`` (qid, docno, inclusion_probability, stratum, ...) and ``provenance``
-    (qid, docno, tag, rank); ``depth`` is k for a depth-k pool with one k for every topic, else None."""
+    """A stored pool; ``depth`` is k for a depth-k pool with one k for every topic, else None. Its
+    ``entries`` (qid, docno, inclusion_probability, stratum, ...) and ``provenance`` (qid, docno, tag, rank)
+    are read on first use only (a leaderboard does not need them)."""
 
+    pool: Pool
     name: str
     strategy: str
     params: dict
     depth: int | None
-    entries: pd.DataFrame
-    provenance: pd.DataFrame
+
+    @functools.cached_property
+    def _loaded(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        return pool_entries(self.pool)
+
+    @property
+    def entries(self) -> pd.DataFrame:
+        return self._loaded[0]
+
+    @property
+    def provenance(self) -> pd.DataFrame:
+        return self._loaded[1]
+
+    def contributors(self) -> set[str]:
+        """The runs the pool was built from (every build and extension); with a per-team limit, the runs
+        its provenance names."""
+        records = [self.params, *self.params.get("history", [])]
+        if any(r.get("runs_per_team") for r in records):
+            return set(self.provenance["tag"].unique()) if len(self.provenance) else set()
+        return {str(t) for r in records for t in (r.get("runs") or [])}
 
 
 @dataclass(frozen=True)
@@ -115,7 +136,7 @@ class Snapshot:
     relevant_from: int
     teams: dict[str, str]            # tag -> team ("" when none given), every run, in tag order
     declared: dict[str, bool]        # tag -> Run.contributes
-    contributed: dict[str, bool]     # tag -> in some pool's provenance (declared when no pool has one)
+    contributed: dict[str, bool]     # tag -> some pool was built from it (declared when no pool says)
     pools: tuple[PoolInfo, ...]
     main_pool: PoolInfo | None       # "main", else the latest
 
@@ -134,10 +155,8 @@ class Snapshot:
 
 
 def _pool_info(pool: Pool) -> PoolInfo:
-    entries, provenance = pool_entries(pool)
     depth = pool.params.get("depth") if pool.strategy == Pool.Strategy.DEPTH else None
-    return PoolInfo(pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None,
-                    entries, provenance)
+    return PoolInfo(pool, pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None)
 
 
 def snapshot(collection: Collection) -> Snapshot:
@@ -149,12 +168,11 @@ def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
     runs = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "team", "contributes"))
     pools = tuple(_pool_info(p) for p in Pool.objects.filter(collection=collection).order_by("-updated_at", "-id"))
     main = next((p for p in pools if p.name == "main"), pools[0] if pools else None)
-    in_provenance = set()
+    in_pool: set[str] = set()
     for p in pools:
-        in_provenance.update(p.provenance["tag"].unique().tolist() if len(p.provenance) else [])
-    has_provenance = any(len(p.provenance) for p in pools)
+        in_pool |= p.contributors()
     declared = {tag: bool(c) for tag, _, c in runs}
-    contributed = {tag: (tag in in_provenance) if has_provenance else declared[tag] for tag, _, _ in runs}
+    contributed = {tag: (tag in in_pool) if in_pool else declared[tag] for tag, _, _ in runs}
     return Snapshot(version=key, slug=collection.slug, relevant_from=collection.relevant_from,
                     teams={tag: team for tag, team, _ in runs}, declared=declared, contributed=contributed,
                     pools=pools, main_pool=main)
@@ -196,10 +214,20 @@ def parse_requests(requests: Iterable[str]) -> list:
 
 
 def measure_names(requests: Iterable[str]) -> list[str]:
-    """Printed names (trec_eval's, e.g. ``ndcg_cut_10``) of the requests, in the order requested."""
+    """Printed names (trec_eval's, e.g. ``ndcg_cut_10``) of the requests' values, in the order requested
+    (``runid``, which nicknames such as ``official`` bring, and per-topic-only ``relstring`` left out)."""
+    requests = list(requests)
+    names = _names(requests)
+    if not names:
+        raise EvaluationError(f"no measure value to report in {', '.join(requests)}")
+    return names
+
+
+def _names(requests: Iterable[str]) -> list[str]:
     names: list[str] = []
     for m in parse_requests(requests):
-        names.extend(n for n in m.names if n not in names)
+        if m.spec.summary not in ("runid", "none"):
+            names.extend(n for n in m.names if n not in names)
     return names
 
 
@@ -283,8 +311,8 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
     if not snap.teams:
         raise EvaluationError(f"collection {snap.slug!r} has no runs to evaluate")
     base = base_requests(snap)
-    known = set(measure_names(base))
-    extra = [r for r in requests if not set(measure_names([r])) <= known]
+    known = set(_names(base))
+    extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
     parts = []
     for batch in [*batches(base), *(batches(extra) if extra else [])]:
         key = (snap.version, "scores", policy, assessor, batch)

@@ -8,25 +8,30 @@ stratum: a stratum of ``N_h`` candidates whose sample has ``j_h`` judgments so f
 sample of size ``j_h`` (assessors see the sample in a seeded random order), so each judged document stands
 for ``N_h / j_h`` documents. Unbiased for the relevant documents of the sampled population.
 
-**Accumulation curve over pool depth** (any other pool; the extrapolation of J. Zobel, "How reliable are
-the results of large-scale information retrieval experiments?", SIGIR 1998, sec. 4: the number of new
-relevant documents found at each further pool depth decays like a power of the depth). Per topic:
+**Accumulation curve over pool depth** (any other pool; after J. Zobel, "How reliable are the results of
+large-scale information retrieval experiments?", SIGIR 1998, sec. 4: the rate at which deeper pools find
+new relevant documents decays like a power of the depth). Per topic:
 
 * ``D`` = the *complete depth*: the largest ``d`` such that every document some contributing run ranks
   within ``d`` is judged (a depth-k pool gives ``D >= k``);
-* ``N_d`` = relevant documents whose best rank over the contributing runs (min_depth) is ``d``, d <= D;
-* fit ``N_d ~ Poisson(mu_d)``, ``log mu_d = a + b log d`` with ``b <= 0`` by maximum likelihood;
-* ``R_hat = max(known, sum_{d<=D} N_d + sum_{d=D+1}^{M} mu_d)`` with ``M`` the deepest rank the runs
+* ``n_d`` = documents whose best rank over the contributing runs (min_depth) is ``d``: what a depth-d pool
+  adds to a depth-(d-1) pool, known from the runs without any judgment (counted to depth 100; deeper, the
+  mean of depths 91-100 is assumed);
+* ``N_d`` = the relevant ones among them, d <= D;
+* fit ``N_d ~ Poisson(n_d p_d)`` with ``p_d = exp(a + b log d)``, ``b <= 0``, by maximum likelihood: the
+  share of newly pooled documents that are relevant decays as a power of the depth;
+* ``R_hat = max(known, sum_{d<=D} N_d + sum_{d=D+1}^{M} n_d p_d)`` with ``M`` the deepest rank the runs
   return for the topic (at most 1000).
 
-Assumptions: the decay seen within ``D`` goes on to depth ``M`` (Zobel's observation on TREC pools), the
-rate never grows with depth, and relevant documents no contributing run retrieves within ``M`` are not
-counted (they cannot change any run's score either). The interval is ``R_hat +- z sqrt(g' C g + T)``:
-the delta-method variance of the tail ``T`` from the fit's covariance ``C`` (inverse Fisher information)
-plus the Poisson variance of the documents still to be found; its lower end is never below ``known``.
+Assumptions: the decay seen within ``D`` goes on to depth ``M``, the share never grows with depth, and
+relevant documents no contributing run retrieves within ``M`` are not counted (they cannot change any
+run's score either). With few complete depths (TREC-COVID round 2: 7) the extrapolation is weak, and the
+interval says so: ``R_hat +- z sqrt(g' C g + T)``, the delta-method variance of the tail ``T`` from the
+fit's covariance ``C`` (inverse Fisher information) plus the Poisson variance of the documents still to
+be found; its lower end is never below ``known``.
 
-Example: ``N = [2, 1]`` (D = 2) fits ``mu_d = 2 / d`` exactly; runs to depth 10 give
-``R_hat = 3 + 2 (1/3 + ... + 1/10) = 5.858``.
+Example: two runs adding two new documents at every depth (``n_d = 2``), ``N = [2, 1]`` (D = 2) fits
+``p_d = 1 / d`` exactly; runs to depth 10 give ``R_hat = 3 + 2 (1/3 + ... + 1/10) = 5.858``.
 """
 
 from __future__ import annotations
@@ -53,39 +58,50 @@ class CurveEstimate(NamedTuple):
     slope: float        # b (<= 0)
 
 
-def _loglik(a: float, b: float, x: np.ndarray, n: np.ndarray) -> float:
-    eta = a + b * x
+def _loglik(a: float, b: float, x: np.ndarray, n: np.ndarray, offset: np.ndarray) -> float:
+    eta = offset + a + b * x
     return float((n * eta - np.exp(eta)).sum())
 
 
-def power_law_tail(new_relevant: Sequence[float], *, max_depth: int) -> CurveEstimate:
-    """Fit ``N_d ~ Poisson(exp(a + b log d))`` (d = 1..D, ``b <= 0``) and sum the fitted curve over
-    ``d = D + 1 .. max_depth``. Newton's method with step halving on the (concave) log-likelihood; a
-    positive slope is replaced by the boundary solution ``b = 0``, a slope below -30 is cut there.
+def power_law_tail(new_relevant: Sequence[float], *, max_depth: int,
+                   new_documents: Sequence[float] | None = None) -> CurveEstimate:
+    """Fit ``N_d ~ Poisson(n_d exp(a + b log d))`` (d = 1..D, ``b <= 0``) and sum the fitted curve over
+    ``d = D + 1 .. max_depth``. ``new_documents`` gives ``n_d`` for d = 1..max_depth (default 1 at every
+    depth: then the curve models ``N_d`` itself). Newton's method with step halving on the (concave)
+    log-likelihood; a positive slope is replaced by the boundary solution ``b = 0``, a slope below -30 is
+    cut there.
 
-    >>> round(power_law_tail([2, 1], max_depth=10).tail, 4)   # 2 (1/3 + ... + 1/10)
+    >>> round(power_law_tail([2, 1], max_depth=10, new_documents=[2] * 10).tail, 4)   # 2 (1/3 + ... + 1/10)
     2.8579
     """
     n = np.asarray(new_relevant, dtype=np.float64)
     depth = n.size
     if depth < 2:
         raise ValueError("a depth curve needs at least 2 complete depths")
+    last = max(max_depth, depth)
+    exposure = np.ones(last) if new_documents is None else np.asarray(new_documents, dtype=np.float64)[:last]
+    if exposure.size < last:
+        raise ValueError(f"new_documents needs a count for every depth up to {last}")
+    offset = np.log(np.maximum(exposure[:depth], 1e-300))
     x = np.log(np.arange(1, depth + 1, dtype=np.float64))
+    seen = exposure[:depth] > 0
+    n, x, offset = n[seen], x[seen], offset[seen]
     found = float(n.sum())
-    beyond = np.log(np.arange(depth + 1, max(max_depth, depth) + 1, dtype=np.float64))
+    beyond = np.log(np.arange(depth + 1, last + 1, dtype=np.float64))
+    beyond_exposure = exposure[depth:last]
     if found == 0:
         return CurveEstimate(0.0, 0.0, 0.0, -np.inf, 0.0)
-    a, b = float(np.log(n.mean())), 0.0
-    current = _loglik(a, b, x, n)
+    constant = float(np.log(found / np.exp(offset).sum()))
+    a, b = constant, 0.0
+    current = _loglik(a, b, x, n, offset)
     for _ in range(100):  # the log-likelihood is concave: Newton with step halving converges
-        mu = np.exp(a + b * x)
+        mu = np.exp(offset + a + b * x)
         grad = np.array([(n - mu).sum(), ((n - mu) * x).sum()])
-        info = np.array([[mu.sum(), (mu * x).sum()], [(mu * x).sum(), (mu * x * x).sum()]])
-        step = np.linalg.pinv(info) @ grad
+        step = np.linalg.pinv(_information(mu, x)) @ grad
         scale = 1.0
         while True:
             na, nb = a + scale * step[0], b + scale * step[1]
-            candidate = _loglik(na, nb, x, n)
+            candidate = _loglik(na, nb, x, n, offset)
             if candidate >= current or scale < 1e-9:
                 break
             scale /= 2
@@ -93,17 +109,20 @@ def power_law_tail(new_relevant: Sequence[float], *, max_depth: int) -> CurveEst
         a, b, current = na, nb, max(candidate, current)
         if gain <= 1e-12 * (1.0 + abs(current)) or b < -30.0:
             break
-    if b >= 0.0:  # the maximum lies beyond b = 0: the constrained one is a constant rate, the mean count
-        a, b = float(np.log(n.mean())), 0.0
+    if b >= 0.0:  # the maximum lies beyond b = 0: the constrained one is a constant share
+        a, b = constant, 0.0
     elif b < -30.0:  # everything found at depth 1: the curve drops to nothing
         b = -30.0
-    mu = np.exp(a + b * x)
-    info = np.array([[mu.sum(), (mu * x).sum()], [(mu * x).sum(), (mu * x * x).sum()]])
-    tail_terms = np.exp(a + b * beyond)
+    info = _information(np.exp(offset + a + b * x), x)
+    tail_terms = beyond_exposure * np.exp(a + b * beyond)
     tail = float(tail_terms.sum())
     gradient = np.array([tail, float((tail_terms * beyond).sum())])
     variance = float(gradient @ np.linalg.pinv(info) @ gradient) + tail
     return CurveEstimate(found, tail, float(np.sqrt(max(variance, 0.0))), a, b)
+
+
+def _information(mu: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.array([[mu.sum(), (mu * x).sum()], [(mu * x).sum(), (mu * x * x).sum()]])
 
 
 def _grades(qrels: pd.DataFrame) -> pd.DataFrame:
@@ -121,7 +140,8 @@ def depth_curves(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: in
         run_depth: qid -> deepest rank the runs return (``M``); default: the deepest rank in ``ranked``.
 
     Returns one row per qrels topic: qid, known_relevant, complete_depth, found_within, estimate, ci_low,
-    ci_high, slope, method ("accumulation curve", or why it does not apply: then estimate = known).
+    ci_high, slope, method ("accumulation curve", or why it does not apply: then estimate = known), note
+    (what the fit rests on).
     """
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     grades = _grades(qrels)
@@ -149,22 +169,28 @@ def depth_curves(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: in
         if counts.sum() == 0:
             rows.append(_known_only(qid, r_known, f"no relevant document within the complete depth {complete}"))
             continue
-        m = int(run_depth[qid]) if run_depth is not None and qid in run_depth else int(deepest[qid])
-        fit = power_law_tail(counts, max_depth=m)
+        m = max(int(run_depth[qid]) if run_depth is not None and qid in run_depth else int(deepest[qid]), complete)
+        all_ranks = best["rank"].to_numpy()[in_topic]
+        added = np.bincount(all_ranks, minlength=int(deepest[qid]) + 1)[1:].astype(np.float64)
+        if m > added.size:  # below the ranks given: as many new documents per depth as in the last ten
+            added = np.concatenate([added, np.full(m - added.size, added[-10:].mean())])
+        fit = power_law_tail(counts, max_depth=m, new_documents=added)
         estimate = max(float(r_known), fit.found + fit.tail)
         rows.append({"qid": qid, "known_relevant": r_known, "complete_depth": complete,
                      "found_within": int(fit.found), "estimate": estimate,
                      "ci_low": max(float(r_known), fit.found + fit.tail - z * fit.std_error),
                      "ci_high": max(float(r_known), fit.found + fit.tail + z * fit.std_error),
-                     "slope": fit.slope, "method": "accumulation curve"})
+                     "slope": fit.slope, "method": "accumulation curve",
+                     "note": f"fitted on {complete} complete depths, extrapolated to depth {m}"
+                             + (" (few depths: a weak extrapolation)" if complete < 20 else "")})
     return pd.DataFrame(rows, columns=["qid", "known_relevant", "complete_depth", "found_within", "estimate",
-                                       "ci_low", "ci_high", "slope", "method"])
+                                       "ci_low", "ci_high", "slope", "method", "note"])
 
 
 def _known_only(qid: str, known: int, why: str) -> dict:
     return {"qid": qid, "known_relevant": known, "complete_depth": np.nan, "found_within": np.nan,
             "estimate": float(known), "ci_low": float(known), "ci_high": np.nan, "slope": np.nan,
-            "method": f"known only ({why})"}
+            "method": f"known only ({why})", "note": ""}
 
 
 def sampled_estimate(entries: pd.DataFrame, qrels: pd.DataFrame, stratum_sizes: Mapping[str, Sequence[int]],

@@ -236,3 +236,18 @@ def test_evaluate_without_judgments_says_so(db, tmp_path):
     with pytest.raises(CommandError, match="no judgments in collection 'robust'"):
         run("evaluate", "robust")
     assert not Judgment.objects.exists()
+
+
+def test_a_nickname_reports_its_values_without_the_run_id(track):
+    board = selectors.leaderboard(track, measures=["official"])
+    assert "runid" not in board.measures and board.measures[:2] == ["num_q", "num_ret"]
+    assert next(r for r in board.runs if r.tag == "alpha").measures["map"] == pytest.approx(0.5)
+
+
+def test_a_run_imported_after_the_pool_was_built_did_not_contribute(track, tmp_path):
+    path = tmp_path / "newcomer.run"
+    path.write_text(factories.run_lines("newcomer", {"301": ["a", "x"], "302": ["f"]}))
+    run("import_runs", "robust", str(path))  # declared as contributing, but the pool exists already
+    board = selectors.leaderboard(track, measures=["map"])
+    newcomer = next(r for r in board.runs if r.tag == "newcomer")
+    assert not newcomer.contributed and "did not contribute to the pool" in newcomer.flags

@@ -15,7 +15,7 @@ from tests.evaluation.test_evaluate import run, write_qrels
 
 def test_a_power_law_curve_is_recovered_and_its_tail_summed():
     depths = np.arange(1, 11)
-    fit = power_law_tail(12.0 / depths, max_depth=1000)
+    fit = power_law_tail(12.0 / depths, max_depth=1000)  # one new document per depth: N_d itself
     assert fit.slope == pytest.approx(-1.0, abs=1e-9)
     assert fit.tail == pytest.approx(12 * sum(1 / d for d in range(11, 1001)), rel=1e-9)
 
