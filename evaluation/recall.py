@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation import services
+from evaluation.engine.leaderboard_stats import competition_ranks
 from evaluation.engine.recall import depth_curves, sampled_estimate
 from evaluation.services import MAX_DEPTH, EvaluationError, Snapshot
 from judging.agreement import ranking_correlation
@@ -157,7 +158,7 @@ def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth)
     rows, scores, source = _loo_rows(collection, snap, measure, name, by, policy, assessor, depth)
     table = pd.DataFrame(rows, columns=LOO_COLUMNS[:8])
     tags = list(scores)
-    full_ranks = dict(zip(tags, services.competition_ranks(np.array([scores[t] for t in tags])), strict=True))
+    full_ranks = dict(zip(tags, competition_ranks(np.array([scores[t] for t in tags])), strict=True))
     others = np.array([scores[t] for t in tags])
     table["change"] = table["score_loo"] - table["score"]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -13,7 +13,7 @@ Statistics on a leaderboard:
   corrected over all pairs: two runs share a letter iff they are not significantly different. Same
   letters as :func:`evaluation.engine.significance.significance_letters` while they fit in 26 letters;
   beyond (many runs, many differences) it falls back to letters for runs of consecutive ranks
-  (``Leaderboard.letters_method``, see :func:`evaluation.services.compact_letters`). For ``test="t"``
+  (``Leaderboard.letters_method``, see :func:`evaluation.engine.leaderboard_stats.compact_letters`). For ``test="t"``
   the pairwise t-tests are vectorised here (all pairs of 150 runs in milliseconds).
 * ``worse_than_best`` / ``p_vs_best``: the test against the best run, corrected over the k - 1
   comparisons (:func:`~evaluation.engine.significance.compare_to_best`).
@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation import services
+from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
 from evaluation.engine.significance import TESTS, compare_to_best, holm, pairwise_tests
 from evaluation.recall import (
     LeaveOneOut,
@@ -39,7 +40,7 @@ from evaluation.recall import (
     recall_estimates,
     run_recall,
 )
-from evaluation.services import EvaluationError, Scores, compact_letters, pairwise_t, t_interval
+from evaluation.services import EvaluationError, Scores
 from pooling import strategies as S
 from workbench.models import Collection
 
@@ -89,7 +90,7 @@ class Leaderboard:
     correction: str = "holm"
     ci_method: str = CI_METHOD
     pool: str | None = None                    # "main (depth, depth 10)"
-    letters_method: str = "piepho"             # or "rank-intervals" (see services.compact_letters)
+    letters_method: str = "piepho"             # or "rank-intervals" (see leaderboard_stats.compact_letters)
 
 
 # ------------------------------------------------------------------------------------ leaderboard
@@ -214,7 +215,7 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
                              letter=letters[tag], rank=0, robust=robust, worse_than_best=worse, p_vs_best=p_best,
                              topics=len(s.per_topic), notes=notes))
     rows.sort(key=lambda r: (-_number(r.measures.get(first)), r.tag))
-    ranks = services.competition_ranks(np.array([_number(r.measures.get(first)) for r in rows]))
+    ranks = competition_ranks(np.array([_number(r.measures.get(first)) for r in rows]))
     rows = [_with_rank(r, int(k)) for r, k in zip(rows, ranks, strict=True)]
     pool_text = None if pool is None else f"{pool.name} ({pool.strategy}" + (
         f", depth {pool.depth})" if pool.depth else ")")

@@ -13,7 +13,7 @@ import pytest
 
 from evaluation import selectors
 from evaluation.services import EvaluationError
-from tests.evaluation.test_evaluate import build_track, run, write_qrels
+from tests.evaluation.tracks import build_track, run, write_qrels
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def test_without_a_stored_pool_contributions_come_from_the_runs_top_documents(db
 
 
 def test_a_run_whose_unique_documents_are_not_relevant_keeps_its_precision(db, tmp_path):
-    from tests.evaluation.test_evaluate import QRELS
+    from tests.evaluation.tracks import QRELS
 
     collection = build_track(tmp_path, qrels={**QRELS, ("301", "x"): 0})
     loo = selectors.leave_one_out(collection, measure="P.5")

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evaluation.engine.leaderboard_stats import compact_letters, letter_groups, pairwise_t, t_interval
 from evaluation.engine.significance import paired_test, significance_letters
-from evaluation.services import compact_letters, letter_groups, pairwise_t, t_interval
 
 
 def scores(seed: int, runs: int | None = None, topics: int = 25) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from evaluation import selectors
 from evaluation.engine.recall import power_law_tail
 from pooling.models import PoolEntry
 from tests import factories
-from tests.evaluation.test_evaluate import run, write_qrels
+from tests.evaluation.tracks import run, write_qrels
 
 
 def test_a_power_law_curve_is_recovered_and_its_tail_summed():
