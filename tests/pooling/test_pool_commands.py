@@ -153,3 +153,15 @@ def test_an_adaptive_pool_offers_the_next_document_after_each_judgment(track, as
         judged.append(item.docno)
     assert len(judged) == 3, "the budget of three judgments is spent, then the queue ends"
     assert len(set(judged)) == 3
+
+
+def test_a_depth_can_be_set_per_topic(track):
+    run("build_pool", "robust", "--depth", "1", "--topic-depth", "301=3")
+    assert {d for q, d in pairs(track) if q == "301"} == {"a1", "a2", "s1", "c1", "c2"}
+    assert {d for q, d in pairs(track) if q == "302"} == {"b1", "b2"}
+
+
+def test_a_per_topic_depth_for_an_unknown_topic_is_refused(track):
+    with pytest.raises(CommandError, match="not in collection"):
+        run("build_pool", "robust", "--depth", "1", "--topic-depth", "999=3")
+    assert not PoolEntry.objects.exists()

@@ -13,6 +13,23 @@ def _stratum(text: str) -> S.Stratum:
         raise ValueError(f"stratum {text!r} is not FIRST-LAST:RATE (e.g. 11-100:0.1)") from None
 
 
+def _depths(default: int | None, pairs: list[str], collection) -> dict[str, int]:
+    """{qid: k} for every topic: the named ones from QID=K, the others the default depth."""
+    named = {}
+    for pair in pairs:
+        qid, sep, k = pair.partition("=")
+        if not sep or not k.strip().isdigit() or int(k) < 1:
+            raise ValueError(f"--topic-depth {pair!r} is not QID=K with K a positive integer")
+        named[qid.strip()] = int(k)
+    qids = list(collection.topics.values_list("qid", flat=True))
+    unknown = sorted(set(named) - set(qids))
+    if unknown:
+        raise ValueError(f"--topic-depth names topics not in collection {collection.slug!r}: {', '.join(unknown)}")
+    if default is None and len(named) < len(qids):
+        raise ValueError("give --depth K for the topics --topic-depth does not name")
+    return {q: named.get(q, default) for q in qids}
+
+
 class Command(WorkbenchCommand):
     help = ("Build a judgment pool from the collection's contributing runs, or extend it: building again "
             "with a deeper depth, more runs or more budget adds only the new documents.")
@@ -21,6 +38,8 @@ class Command(WorkbenchCommand):
         parser.add_argument("slug")
         parser.add_argument("--depth", type=int, default=None, help="Pool depth k (depth strategy; candidates "
                                                                       "depth for the others, default 100)")
+        parser.add_argument("--topic-depth", nargs="+", default=None, metavar="QID=K",
+                            help="Per-topic depth, e.g. 301=50 302=100 (topics not named get --depth)")
         parser.add_argument("--strategy", default="depth", choices=FIXED + ADAPTIVE)
         parser.add_argument("--budget", type=int, default=None, help="Judgments per topic")
         parser.add_argument("--total-budget", type=int, default=None, help="Judgments over all topics")
@@ -42,8 +61,9 @@ class Command(WorkbenchCommand):
         collection = self.get_collection(opts["slug"])
         try:
             strata = [_stratum(s) for s in opts["strata"]] if opts["strata"] else None
+            depth = _depths(opts["depth"], opts["topic_depth"], collection) if opts["topic_depth"] else opts["depth"]
             summary = pool_build(collection=collection, name=opts["name"], strategy=opts["strategy"],
-                                 depth=opts["depth"], budget=opts["budget"], total_budget=opts["total_budget"],
+                                 depth=depth, budget=opts["budget"], total_budget=opts["total_budget"],
                                  tags=opts["runs"], runs_per_team=opts["runs_per_team"],
                                  seed=seed_from(opts["seed"]), order=opts["order"], strata=strata,
                                  shared=opts["shared"])
