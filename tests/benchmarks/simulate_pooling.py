@@ -159,6 +159,8 @@ def simulate(runs, qrels, *, depth, budgets, seeds, relevant_from, label) -> str
 
 
 def sampling_table(runs, grades, *, depth, total_rel, relevant_from, repeats=10) -> str:
+    if depth <= 10:
+        return f"(No sampling table: the candidates stop at depth {depth}, inside the fully judged top 10.)\n"
     lines = [f"Stratified sampling: all of depth 10 plus a uniform sample of depths 11-{depth}; "
              f"Horvitz-Thompson estimate of R = {total_rel:,} (relevant among the candidates); "
              f"mean over {repeats} seeds, the interval is seed 0's 95% CI.\n",
