@@ -88,3 +88,48 @@ def leaderboard_table(board, *, leaderboard_url: str, run_url) -> tables.Table:
             row_attrs = {"class": lambda record: "flagged" if record["flags"] else ""}
 
     return LeaderboardTable(rows, extra_columns=extra, prefix="l-")
+
+
+class _Number(tables.Column):
+    def __init__(self, *args, digits: int = 4, **kwargs):
+        self.digits = digits
+        super().__init__(*args, **kwargs)
+
+    def render(self, value):
+        return _fmt(value, self.digits)
+
+    def value(self, value):
+        return _fmt(value, self.digits)
+
+
+def rows_table(rows: list[dict], columns: list[tuple], *, prefix: str, request=None, per_page: int = 50,
+               label: str = "") -> tables.Table:
+    """A sortable, paginated django-tables2 table (CSV export with ``?_export=csv``) from rows of dicts.
+
+    ``columns``: (key, heading, kind) with kind one of "text", "int", "num" (4 decimals), "num1",
+    "yesno", or a callable ``record -> url`` to link the value.
+    """
+    from django_tables2 import RequestConfig
+
+    extra = []
+    for key, heading, kind in columns:
+        if kind == "num":
+            column = _Number(verbose_name=heading)
+        elif kind == "num1":
+            column = _Number(verbose_name=heading, digits=1)
+        elif kind == "yesno":
+            column = tables.BooleanColumn(verbose_name=heading, yesno="yes,no")
+        elif callable(kind):
+            column = tables.Column(verbose_name=heading, linkify=kind)
+        else:
+            column = tables.Column(verbose_name=heading)
+        extra.append((key, column))
+
+    class RowsTable(tables.Table):
+        class Meta:
+            attrs = {"class": "data", **({"aria-label": label} if label else {})}
+
+    table = RowsTable(rows, extra_columns=extra, prefix=prefix)
+    if request is not None:
+        RequestConfig(request, paginate={"per_page": per_page}).configure(table)
+    return table

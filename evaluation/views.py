@@ -66,6 +66,17 @@ def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
                                                          "policies": QRELS_POLICIES})
 
 
+def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
+    """``?_export=csv&_table=PREFIX``: that table as CSV (every row, not one page)."""
+    from django_tables2.export import TableExport
+
+    wanted = request.GET.get("_table")
+    for table in tables_:
+        if request.GET.get("_export") == "csv" and table.prefix == wanted:
+            return TableExport("csv", table).response(f"{filename}.{table.prefix.strip('-')}.csv")
+    return None
+
+
 def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
@@ -180,12 +191,24 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                                       assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
+    from django.urls import reverse
+
+    from evaluation.tables import rows_table
+
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
+    table = rows_table(rows, [
+        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
+        ("score", tag, "num"), ("best", "Best", "num"), ("median", "Median", "num"), ("worst", "Worst", "num"),
+        ("best_run", "Best run", "text"), ("has_results", "Has results", "yesno")],
+        prefix="t-", request=request, per_page=100, label=f"{measure} per topic")
+    exported = _export(request, [table], f"{collection.slug}.{tag}.{measure}")
+    if exported:
+        return exported
     summary = {"above_median": int((report["score"] > report["median"]).sum()),
                "best": int((report["score"] >= report["best"]).sum()), "topics": len(report)}
     return render(request, "evaluation/run.html", {"collection": collection, "run": run, "measure": measure,
-                                                   "rows": rows, "svg": svg, "summary": summary,
+                                                   "table": table, "svg": svg, "summary": summary,
                                                    "organizer": is_organizer(request.user)})
 
 
@@ -204,14 +227,27 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
+    from django.urls import reverse
+
+    from evaluation.tables import rows_table
+
     by_depth = report["relevant_by_depth"]
     svg = plots.depth_plot(by_depth) if len(by_depth) else ""
     runs = report["runs"]
-    columns = [c for c in (["run", "team", "contributed"] + report["measures"] + ["judged_10"]) if c in runs.columns]
+    measures = [c for c in [*report["measures"], "judged_10"] if c in runs.columns]
+    depth_table = rows_table(by_depth.to_dict("records"), [
+        ("depth", "Depth", "int"), ("pool_size", "Pool size", "int"), ("judged", "Judged", "int"),
+        ("relevant", "Relevant", "int")], prefix="d-", request=request, label="Relevant found per depth")
+    runs_table = rows_table(runs.to_dict("records") if len(runs) else [], [
+        ("run", "Run", lambda record: reverse("evaluation:run", args=[collection.slug, record["run"]])),
+        ("team", "Team", "text"), ("contributed", "Pooled", "yesno"), *[(m, m, "num") for m in measures]],
+        prefix="r-", request=request, per_page=100, label="Runs on this topic")
+    exported = _export(request, [depth_table, runs_table], f"{collection.slug}.topic-{qid}")
+    if exported:
+        return exported
     return render(request, "evaluation/topic.html", {
-        "collection": collection, "report": report, "svg": svg, "depth_rows": by_depth.to_dict("records"),
-        "columns": columns, "run_rows": runs[columns].to_dict("records") if len(runs) else [],
-        "organizer": is_organizer(request.user)})
+        "collection": collection, "report": report, "svg": svg, "depth_table": depth_table,
+        "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": is_organizer(request.user)})
 
 
 @results_view()
@@ -268,10 +304,32 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         per_run = recall.run_recall(collection)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
+    from django.urls import reverse
+
+    from evaluation.tables import rows_table
+
+    run_link = lambda record: reverse("evaluation:run", args=[collection.slug, record["run"]])  # noqa: E731
+    loo_table = rows_table(loo.table.to_dict("records"), [
+        ("unit", "Left out", "text"), ("run", "Run", run_link), ("unique_judged", "Unique judged", "int"),
+        ("unique_relevant", "Unique relevant", "int"), ("score", "Score", "num"),
+        ("score_loo", "Without its documents", "num"), ("change", "Change", "num"), ("change_pct", "Change %", "num1"),
+        ("rank", "Rank", "int"), ("rank_loo", "Rank without", "int")], prefix="l-", request=request, per_page=100,
+        label="Leave-one-out")
+    estimate_table = rows_table(estimates.to_dict("records"), [
+        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
+        ("known_relevant", "Known relevant", "int"), ("estimate", "Estimate", "num1"), ("ci_low", "95% low", "num1"),
+        ("ci_high", "95% high", "num1"), ("method", "Method", "text"), ("note", "Note", "text")],
+        prefix="e-", request=request, per_page=100, label="Recall estimates")
+    recall_table = rows_table(per_run.to_dict("records"), [
+        ("run", "Run", run_link), ("contributed", "Pooled", "yesno"), ("relevant_retrieved", "Relevant retrieved", "int"),
+        ("recall_known", "Recall (known relevant)", "num"), ("recall_estimated", "Recall (estimated total)", "num")],
+        prefix="r-", request=request, per_page=100, label="Recall of each run")
+    exported = _export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
+    if exported:
+        return exported
     return render(request, "evaluation/reusability.html", {
-        "collection": collection, "loo": loo, "loo_rows": loo.table.to_dict("records"), "measure": measure,
-        "by": by, "estimates": estimates.to_dict("records"), "per_run": per_run.to_dict("records"),
-        "organizer": is_organizer(request.user)})
+        "collection": collection, "loo": loo, "loo_table": loo_table, "measure": measure, "by": by,
+        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user)})
 
 
 @results_view()
@@ -285,10 +343,28 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
+    from django.urls import reverse
+
+    from evaluation.tables import rows_table
+
     runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
     tags = list(stats.get("overlap", {}))
     overlap = [{"tag": a, "cells": [stats["overlap"][a].get(b, 0) for b in tags]} for a in tags]
+    with_qrels = bool(runs) and "relevant" in runs[0]
+    runs_table = rows_table(runs, [
+        ("tag", "Run", lambda record: reverse("evaluation:run", args=[collection.slug, record["tag"]])),
+        ("contributed", "Pooled documents it retrieved", "int"), ("unique", "Only this run", "int"),
+        *([("relevant", "Relevant", "int"), ("unique_relevant", "Relevant only this run", "int")] if with_qrels else [])],
+        prefix="c-", request=request, per_page=100, label="Contributions per run")
+    order = strategies.sorted_topics(stats.get("topics", {}))
+    topic_rows = [{"qid": q, "judged": 0, "relevant": 0, **stats["topics"][q]} for q in order]
+    topics_table = rows_table(topic_rows, [
+        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
+        ("pool_size", "Pooled", "int"), ("judged", "Judged", "int"), ("relevant", "Relevant", "int")],
+        prefix="t-", request=request, per_page=100, label="Pool per topic")
+    exported = _export(request, [runs_table, topics_table], f"{collection.slug}.pool")
+    if exported:
+        return exported
     return render(request, "evaluation/pool.html", {
-        "collection": collection, "pool": pool, "stats": stats, "runs": runs, "tags": tags, "overlap": overlap,
-        "topics": sorted(stats.get("topics", {}).items(), key=lambda kv: strategies.sorted_topics(
-            stats["topics"]).index(kv[0])), "organizer": is_organizer(request.user)})
+        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "tags": tags,
+        "overlap": overlap, "topics_table": topics_table, "organizer": is_organizer(request.user)})

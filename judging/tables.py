@@ -34,26 +34,21 @@ def _fmt(value, digits=3):
     return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
+class StatColumn(tables.Column):
+    """A statistic shown with three decimals, or a dash where it is undefined (NaN)."""
+
+    def render(self, value):
+        return _fmt(value)
+
+
 class PairAgreementTable(tables.Table):
     assessor_a = tables.Column(verbose_name="Assessor A")
     assessor_b = tables.Column(verbose_name="Assessor B")
     n_shared = tables.Column(verbose_name="Shared documents")
-    agreement = tables.Column(verbose_name="Same grade")
-    kappa = tables.Column(verbose_name="Cohen's κ (binary)")
-    weighted_kappa = tables.Column(verbose_name="Weighted κ")
-    alpha = tables.Column(verbose_name="Krippendorff's α (ordinal)")
-
-    def render_agreement(self, value):
-        return _fmt(value)
-
-    def render_kappa(self, value):
-        return _fmt(value)
-
-    def render_weighted_kappa(self, value):
-        return _fmt(value)
-
-    def render_alpha(self, value):
-        return _fmt(value)
+    agreement = StatColumn(verbose_name="Same grade")
+    kappa = StatColumn(verbose_name="Cohen's κ (binary)")
+    weighted_kappa = StatColumn(verbose_name="Weighted κ")
+    alpha = StatColumn(verbose_name="Krippendorff's α (ordinal)")
 
     class Meta:
         attrs = {"class": "data"}
@@ -63,18 +58,9 @@ class TopicAgreementTable(tables.Table):
     qid = tables.Column(verbose_name="Topic")
     n_docs = tables.Column(verbose_name="Documents with ≥2 assessors")
     n_assessors = tables.Column(verbose_name="Assessors")
-    agreement = tables.Column(verbose_name="Unanimous")
-    kappa = tables.Column(verbose_name="Cohen's κ (binary)")
-    alpha = tables.Column(verbose_name="Krippendorff's α (ordinal)")
-
-    def render_agreement(self, value):
-        return _fmt(value)
-
-    def render_kappa(self, value):
-        return _fmt(value)
-
-    def render_alpha(self, value):
-        return _fmt(value)
+    agreement = StatColumn(verbose_name="Unanimous")
+    kappa = StatColumn(verbose_name="Cohen's κ (binary)")
+    alpha = StatColumn(verbose_name="Krippendorff's α (ordinal)")
 
     class Meta:
         attrs = {"class": "data"}

@@ -92,3 +92,12 @@ def test_the_overview_shows_topics_runs_pool_and_progress(client, judged, organi
     assert "Hubble Telescope Achievements" in body
     assert "alpha" in body and "beta" in body
     assert 'role="progressbar"' in body and 'aria-valuenow="100"' in body  # all 3 pooled documents judged
+
+
+def test_report_tables_export_as_csv(client, judged, organizer):
+    client.force_login(organizer)
+    response = client.get("/collections/robust/runs/alpha/?measure=map&_export=csv&_table=t-")
+    assert response["Content-Type"].startswith("text/csv")
+    lines = response.content.decode().splitlines()
+    assert lines[0].startswith("Topic,alpha,Best,Median,Worst")
+    assert len(lines) == 1 + 2  # the two judged topics
