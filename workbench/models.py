@@ -1,6 +1,6 @@
 """The shared domain: collections, their topics, documents and participants' runs.
 
-A run's ranked entries are not ORM rows: they are stored as one Parquet blob per run
+A run's ranked entries are not ORM rows: they are stored as one columnar (Arrow) blob per run
 (``RunData``), so that pooling and evaluation read columnar arrays in one query, imports of
 a million lines stay a single INSERT, and the data lives in the database's transaction
 (an import that fails leaves nothing behind, on SQLite and PostgreSQL alike).
@@ -138,11 +138,11 @@ class Run(models.Model):
 
 
 class RunData(models.Model):
-    """The ranked entries of a run as a Parquet table (qid, docno, rank, score), grouped by topic,
+    """The ranked entries of a run as one columnar table (qid, docno, rank, score), grouped by topic,
     score descending, ties in file order (``workbench.runstore``)."""
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="data")
-    parquet = models.BinaryField()
+    table = models.BinaryField()  # Arrow IPC (Feather v2, LZ4) bytes; see workbench.runstore
 
     class Meta:
         verbose_name_plural = "run data"

@@ -43,7 +43,7 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
         else:
             frames[run.tag] = frame
     if missing:
-        blobs = dict(RunData.objects.filter(run__in=missing).values_list("run_id", "parquet"))
+        blobs = dict(RunData.objects.filter(run__in=missing).values_list("run_id", "table"))
         for run in missing:
             frame = runstore.decode(blobs[run.id])
             runstore.frame_cache.put((run.id, run.sha256), frame)

@@ -218,7 +218,7 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
             num_entries=len(frame),
             sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "",
         )
-        RunData.objects.create(run=run, parquet=runstore.encode(frame))
+        RunData.objects.create(run=run, table=runstore.encode(frame))
         imported.append(ImportedRun(run=run, warnings=run_file.warnings))
     return imported
 

@@ -1,5 +1,5 @@
 """Benchmark: importing a 1,000,000-line run with `manage.py import_runs`, and why runs are stored
-as one Parquet blob each rather than one table row per entry.
+as one columnar (Arrow IPC) blob each rather than one table row per entry.
 
 Run: .venv/bin/python tests/benchmarks/bench_import.py [--lines 1000000] [--postgres]
 Prints markdown tables. Each import is a fresh `manage.py` process on a fresh database.
@@ -82,7 +82,7 @@ def bench_cli(lines: int, database_url: str | None) -> list[tuple[str, float, fl
 
 
 def bench_storage(lines: int) -> list[tuple[str, float]]:
-    """Parquet blob in one row versus one SQLite row per entry: write and read back 1M entries."""
+    """One Arrow IPC blob per run versus one SQLite row per entry: write and read back 1M entries."""
     from workbench import runstore
 
     rng = np.random.default_rng(2)
@@ -102,7 +102,7 @@ def bench_storage(lines: int) -> list[tuple[str, float]]:
         start = time.perf_counter()
         db.execute("insert into blob values (1, ?)", (runstore.encode(frame),))
         db.commit()
-        rows.append(("write: one Parquet blob per run", time.perf_counter() - start))
+        rows.append(("write: one Arrow IPC (LZ4) blob per run", time.perf_counter() - start))
         start = time.perf_counter()
         db.executemany("insert into entry values (1, ?, ?, ?, ?)",
                        zip(frame["qid"].astype(str), frame["docno"], frame["rank"].tolist(),
@@ -112,7 +112,7 @@ def bench_storage(lines: int) -> list[tuple[str, float]]:
         start = time.perf_counter()
         blob = db.execute("select data from blob where run_id = 1").fetchone()[0]
         back = runstore.decode(blob)
-        rows.append(("read: one Parquet blob per run", time.perf_counter() - start))
+        rows.append(("read: one Arrow IPC (LZ4) blob per run", time.perf_counter() - start))
         assert len(back) == len(frame)
         start = time.perf_counter()
         back = pd.read_sql_query("select qid, docno, rank, score from entry where run_id = 1", db)

@@ -26,6 +26,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=150)
     parser.add_argument("--topics", type=int, default=30)
     parser.add_argument("--depth", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--docs", choices=["zipf", "uniform"], default="zipf",
+                        help="zipf: runs overlap as real runs do (documents drawn by popularity from 5,000 per "
+                             "topic); uniform: 1,000 of 20,000 at random, almost no overlap (worst case)")
     parser.add_argument("--postgres", nargs="?", const="postgres://postgres@127.0.0.1:5432/bench_pool", default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,13 +55,21 @@ def main() -> None:
         Topic.objects.bulk_create(Topic(collection=collection, qid=str(q), title=f"t{q}")
                                   for q in range(1, args.topics + 1))
         rng = np.random.default_rng(0)
+        popularity = 1.0 / np.arange(1, 5001) ** 0.8
+        popularity /= popularity.sum()
         specs = []
         for r in range(args.runs):
-            docs = np.concatenate([rng.choice(20_000, size=1000, replace=False) for _ in range(args.topics)])
+            if args.docs == "zipf":
+                docs = np.concatenate([rng.choice(5000, size=1000, replace=False, p=popularity)
+                                       for _ in range(args.topics)])
+            else:
+                docs = np.concatenate([rng.choice(20_000, size=1000, replace=False) for _ in range(args.topics)])
             qids = np.repeat(np.arange(1, args.topics + 1), 1000)
+            # scores fall with the order drawn, so popular documents tend to rank high, as in real runs
+            scores = np.tile(np.linspace(100, 1, 1000), args.topics) + rng.random(len(docs)) * 0.01
             frame = pd.DataFrame({"qid": qids, "q0": "Q0", "docno": [f"D{d}" for d in docs],
                                   "rank": np.tile(np.arange(1, 1001), args.topics),
-                                  "score": np.round(rng.random(len(docs)) * 100, 4), "tag": f"run{r}"})
+                                  "score": np.round(scores, 4), "tag": f"run{r}"})
             path = Path(tmp) / f"run{r}.txt"
             frame.sample(frac=1, random_state=r).to_csv(path, sep=" ", header=False, index=False)
             specs.append(RunSpec(source=path))
@@ -66,7 +77,7 @@ def main() -> None:
         runs_import(collection=collection, specs=specs)
         imported = time.perf_counter() - start
         print(f"{connection.vendor}: imported {args.runs} runs x {args.topics} topics x 1,000 documents "
-              f"(shuffled files) in {imported:.1f} s\n")
+              f"({args.docs} documents, shuffled files) in {imported:.1f} s\n")
         print("| pool_build | pooled documents | time (s) |\n|---|---:|---:|")
         for depth in args.depth:
             Pool.objects.all().delete()

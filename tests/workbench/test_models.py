@@ -54,3 +54,18 @@ def test_run_entries_round_trip_through_the_columnar_store(collection, run_files
     assert frame["rank"].tolist() == [1, 2, 1, 2, 3]
     again = selectors.run_frames(collection)["beta"]
     assert again is frame, "a second read comes from the in-process cache"
+
+
+def test_runs_stored_as_parquet_by_earlier_versions_still_decode():
+    import io
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = pd.DataFrame({"qid": pd.Categorical(["1", "1", "2"]), "docno": ["a", "b", "c"], "rank": [1, 2, 1],
+                          "score": [2.0, 1.0, 5.0]})
+    old = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old, compression="zstd")
+    assert runstore.decode(old.getvalue())["docno"].tolist() == ["a", "b", "c"]
+    assert runstore.decode(runstore.encode(frame))["docno"].tolist() == ["a", "b", "c"]
