@@ -184,8 +184,10 @@ def _sha256_of(source: str | Path) -> str:
 
 @transaction.atomic
 def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
-                max_problems: int = 20) -> list[ImportedRun]:
-    """Validate every run file like a submission checker, then store them all or none."""
+                max_problems: int = 20, progress: Callable[[int], None] | None = None) -> list[ImportedRun]:
+    """Validate every run file like a submission checker, then store them all or none.
+
+    ``progress`` is called with 1 after each file is validated and after each run is stored."""
     specs = list(specs)
     known_qids = set(collection.topics.values_list("qid", flat=True)) or None
     parsed = []
@@ -196,6 +198,8 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
                                           known_qids=known_qids, max_problems=max_problems)))
         except FormatError as exc:
             problems.extend(exc.problems)
+        if progress:
+            progress(1)
     if problems:
         raise ImportRefused(problems)
     tags = [run_file.tag for _, run_file in parsed]
@@ -220,6 +224,8 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
         )
         RunData.objects.create(run=run, table=runstore.encode(frame))
         imported.append(ImportedRun(run=run, warnings=run_file.warnings))
+        if progress:
+            progress(1)
     return imported
 
 

@@ -24,7 +24,8 @@ class Command(WorkbenchCommand):
                     pool_priority=opts["priority"] if opts["priority"] is not None else index + 1)
             for index, path in enumerate(opts["files"])
         ]
-        imported = runs_import(collection=collection, specs=specs, replace=opts["replace"])
+        with self.progress(2 * len(specs), "file", "runs (check, then store)") as bar:
+            imported = runs_import(collection=collection, specs=specs, replace=opts["replace"], progress=bar.update)
         for item in imported:
             for warning in item.warnings:
                 self.stderr.write(f"warning: {warning}")
