@@ -1,15 +1,20 @@
-"""Pages of a collection's results: overview, downloads (qrels, pool, release bundle)."""
+"""Pages of a collection's results: overview, pool, leaderboard, run and topic reports, significance,
+PR curves, reusability, and downloads (qrels, pool, release bundle)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django_tables2 import RequestConfig
+from django_tables2.export import TableExport
 
-from evaluation import release
+from evaluation import plots, recall, release, selectors
 from evaluation.access import results_view
-from evaluation.tables import RunTable, TopicTable
-from judging.selectors import QRELS_POLICIES, assessor_judgments
+from evaluation.engine.significance import CORRECTIONS, TESTS
+from evaluation.services import EvaluationError
+from evaluation.tables import RunTable, TopicTable, leaderboard_table, rows_table
+from judging.selectors import QRELS_POLICIES, assessor_judgments, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench.models import Collection
@@ -17,8 +22,6 @@ from workbench.selectors import is_organizer
 
 
 def _topic_rows(collection: Collection) -> list[dict]:
-    from judging.selectors import qrels
-
     titles = dict(collection.topics.values_list("qid", "title"))
     pool = pooling_selectors.pool_named(collection)
     judged = qrels(collection)
@@ -29,7 +32,6 @@ def _topic_rows(collection: Collection) -> list[dict]:
     counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
     relevant = (judged[judged["rel"] >= collection.relevant_from].groupby("qid").size().to_dict()
                 if len(judged) else {})
-    from django.urls import reverse
 
     return [{"qid": q, "title": titles[q], "pool_size": sizes.get(q, 0), "judged": counts.get(q, 0),
              "relevant": relevant.get(q, 0), "url": reverse("evaluation:topic", args=[collection.slug, q])}
@@ -68,8 +70,6 @@ def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
     """``?_export=csv&_table=PREFIX``: that table as CSV (every row, not one page)."""
-    from django_tables2.export import TableExport
-
     wanted = request.GET.get("_table")
     for table in tables_:
         if request.GET.get("_export") == "csv" and table.prefix == wanted:
@@ -111,8 +111,6 @@ def download_release(request: HttpRequest, collection: Collection) -> HttpRespon
 
 def _choices(request: HttpRequest) -> dict:
     """Measures, qrels policy and test chosen in the query string."""
-    from evaluation.engine.significance import CORRECTIONS, TESTS
-
     measures = [m for m in request.GET.getlist("m") if m.strip()]
     measures += request.GET.get("measures", "").replace(",", " ").split()
     measures = measures or None
@@ -126,8 +124,8 @@ def _choices(request: HttpRequest) -> dict:
         test = "t"
     if correction not in CORRECTIONS:
         correction = "holm"
-    return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": policy, "assessor": assessor, "test": test,
-            "correction": correction}
+    return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": policy,
+            "assessor": assessor, "test": test, "correction": correction}
 
 
 def _error_page(request, collection, message: str) -> HttpResponse:
@@ -136,13 +134,6 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 
 @results_view()
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
-    from django.urls import reverse
-    from django_tables2.export import TableExport
-
-    from evaluation import selectors
-    from evaluation.services import EvaluationError
-    from evaluation.tables import leaderboard_table
-
     choice = _choices(request)
     try:
         board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
@@ -151,8 +142,6 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
-        from django.http import JsonResponse
-
         return JsonResponse({"collection": collection.slug, "measures": board.measures, "runs": [
             {"run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank, "measures": r.measures,
              "ci95": {k: list(v) for k, v in r.ci.items()}, "group": r.letter, "judged_at_10": r.judged_at_10,
@@ -176,11 +165,6 @@ def _assessor_names(collection: Collection) -> list[str]:
 
 @results_view()
 def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResponse:
-    from django.http import Http404
-
-    from evaluation import plots, selectors
-    from evaluation.services import EvaluationError
-
     run = collection.runs.filter(tag=tag).first()
     if run is None:
         raise Http404("No such run.")
@@ -191,9 +175,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                                       assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-    from django.urls import reverse
 
-    from evaluation.tables import rows_table
 
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
@@ -214,11 +196,6 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
 
 @results_view()
 def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpResponse:
-    from django.http import Http404
-
-    from evaluation import plots, selectors
-    from evaluation.services import EvaluationError
-
     if not collection.topics.filter(qid=qid).exists():
         raise Http404("No such topic.")
     choice = _choices(request)
@@ -227,9 +204,7 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-    from django.urls import reverse
 
-    from evaluation.tables import rows_table
 
     by_depth = report["relevant_by_depth"]
     svg = plots.depth_plot(by_depth) if len(by_depth) else ""
@@ -252,10 +227,6 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
 
 @results_view()
 def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
-    from evaluation import selectors
-    from evaluation.engine.significance import CORRECTIONS, TESTS
-    from evaluation.services import EvaluationError
-
     choice = _choices(request)
     measure = request.GET.get("measure", "map")
     try:
@@ -277,8 +248,6 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 @results_view()
 def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
-    from evaluation import plots, selectors
-
     all_tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
     chosen = [t for t in request.GET.getlist("run") if t in all_tags] or all_tags[:5]
     choice = _choices(request)
@@ -293,9 +262,6 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
 @results_view()
 def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
     """Leave-one-run-out (or team-out) and recall estimates: is the collection fair to new runs?"""
-    from evaluation import recall
-    from evaluation.services import EvaluationError
-
     measure = request.GET.get("measure", "map")
     by = "team" if request.GET.get("by") == "team" else "run"
     try:
@@ -304,9 +270,7 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         per_run = recall.run_recall(collection)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-    from django.urls import reverse
 
-    from evaluation.tables import rows_table
 
     run_link = lambda record: reverse("evaluation:run", args=[collection.slug, record["run"]])  # noqa: E731
     loo_table = rows_table(loo.table.to_dict("records"), [
@@ -335,17 +299,12 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
 @results_view()
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
-    from django.http import Http404
-
-    from judging.selectors import qrels
 
     pool = pooling_selectors.pool_named(collection, request.GET.get("name", "main"))
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
-    from django.urls import reverse
 
-    from evaluation.tables import rows_table
 
     runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
     tags = list(stats.get("overlap", {}))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from judging.agreement import majority_qrels
-from judging.models import Judgment
+from judging.assignments import assignment_progress
+from judging.models import Assignment, AssignmentItem, Judgment
 from workbench.models import Collection
 
 JUDGMENT_COLUMNS = ["assessor", "qid", "docno", "grade", "source"]
@@ -75,9 +76,6 @@ def sort_qrels(frame: pd.DataFrame) -> pd.DataFrame:
 
 def assessor_queue(user) -> list[dict]:
     """The assessor's assignments with progress, in the order they are judged."""
-    from judging.assignments import assignment_progress
-    from judging.models import Assignment
-
     assignments = list(Assignment.objects.filter(assessor=user).select_related("topic", "pool__collection")
                        .order_by("pool_id", "id"))
     progress = assignment_progress([a.pk for a in assignments])
@@ -92,7 +90,6 @@ def assessor_queue(user) -> list[dict]:
 def next_item_for(user, *, assignment_id: int | None = None):
     """The next document this assessor has not judged: in the given assignment if it has one left,
     else in their other assignments, in judging order."""
-    from judging.models import AssignmentItem
 
     pending = AssignmentItem.objects.filter(assignment__assessor=user, latest__isnull=True)
     if assignment_id is not None:
@@ -104,16 +101,12 @@ def next_item_for(user, *, assignment_id: int | None = None):
 
 def item_for(user, item_id: int):
     """One of the assessor's own items, or None: nobody reaches another assessor's work by URL."""
-    from judging.models import AssignmentItem
-
     return (AssignmentItem.objects.select_related("assignment__topic", "assignment__pool__collection", "latest")
             .filter(pk=item_id, assignment__assessor=user).first())
 
 
 def neighbours(item) -> tuple[int | None, int | None]:
     """Ids of the items before and after this one in the assignment's judging order."""
-    from judging.models import AssignmentItem
-
     siblings = AssignmentItem.objects.filter(assignment_id=item.assignment_id)
     before = (siblings.filter(judging_order__lt=item.judging_order).order_by("-judging_order")
               .values_list("pk", flat=True).first())
@@ -124,8 +117,6 @@ def neighbours(item) -> tuple[int | None, int | None]:
 
 def assignment_counts(assignment_id: int) -> tuple[int, int]:
     """(judged, total) of one assignment."""
-    from judging.assignments import assignment_progress
-
     return assignment_progress([assignment_id]).get(assignment_id, (0, 0))
 
 
@@ -148,7 +139,6 @@ def judging_dashboard(collection: Collection) -> dict[str, pd.DataFrame]:
     Judgments per hour divide the number of timed judgments by the visible time spent on them (the
     time assessors actually had the document in front of them), so breaks do not count.
     """
-    from judging.models import AssignmentItem
 
     rows = AssignmentItem.objects.filter(assignment__pool__collection=collection).values_list(
         "id", "assignment__topic__qid", "assignment__assessor__username", "latest_id", "latest__time_spent_ms")
