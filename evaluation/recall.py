@@ -20,6 +20,7 @@ import pandas as pd
 
 from evaluation import services
 from evaluation.engine.leaderboard_stats import competition_ranks
+from evaluation.engine.qrels import as_arrow_strings, codes_in, topic_codes
 from evaluation.engine.recall import depth_curves, sampled_estimate
 from evaluation.services import MAX_DEPTH, EvaluationError, Snapshot
 from judging.agreement import ranking_correlation
@@ -98,17 +99,20 @@ def _mean_over(per_topic: pd.DataFrame, topics: pd.Index, name: str) -> float:
 def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, by: str, policy: str,
               assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
     """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
-    topics keep their full-qrels scores, which cannot change)."""
+    topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
+    unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit)."""
     full = services.evaluate(collection, [measure], policy=policy, assessor=assessor)
-    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
-    qrels = qrels.reset_index(drop=True)
+    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor)
+    prepared = services.prepared_qrels(collection, policy=policy, assessor=assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(set(provenance["tag"]))}
-    uniques = unique_judged(provenance, qrels.assign(row=np.arange(len(qrels))), unit_of)
+    uniques = unique_judged(provenance, qrels, unit_of)
+    _, judgment = prepared.lookup(topic_codes(uniques["qid"], prepared.topic_array),
+                                  codes_in(as_arrow_strings(uniques["docno"]), prepared.vocabulary))
+    uniques = uniques.assign(judgment=judgment)  # every unique pair is judged: one judgment per row
     by_unit = {u: g for u, g in uniques.groupby("unit", sort=False)}
-    topic_of, topic_names = pd.factorize(qrels["qid"])
-    code_of = {q: i for i, q in enumerate(topic_names)}
     request = services.batches([measure])[0]
+    all_frames = services.frames(collection)
     scores = {t: _mean_over(s.per_topic, s.per_topic.index, name) for t, s in full.items()}
     rows = []
     for unit in sorted(set(unit_of.values())):
@@ -117,12 +121,10 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
         loo = None
         if len(mine):
             topics = pd.unique(mine["qid"])
-            wanted = np.zeros(len(topic_names), dtype=bool)
-            wanted[[code_of[q] for q in topics]] = True
-            keep = wanted[topic_of]
-            keep[mine["row"].to_numpy()] = False
-            frames = {t: f[f["qid"].isin(topics)] for t, f in services.frames(collection, runs).items()}
-            loo = services.evaluate_frames(qrels[keep], frames, request, snap.relevant_from) if keep.any() else {}
+            drop = np.zeros(len(prepared.keys), dtype=bool)
+            drop[mine["judgment"].to_numpy()] = True
+            frames = {t: all_frames[t][all_frames[t]["qid"].isin(topics)] for t in runs}
+            loo = services.evaluate_frames(prepared.without(drop), frames, request, snap.relevant_from)
         for tag in runs:
             per_topic = full[tag].per_topic
             if loo is not None:

@@ -197,6 +197,13 @@ def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor
     return cached(key, load)
 
 
+def prepared_qrels(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> Qrels:
+    """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
+    policy = normalise_policy(policy)
+    key = (version(collection), "prepared qrels", policy, assessor)
+    return cached(key, lambda: Qrels.from_frame(qrels_frame(collection, policy=policy, assessor=assessor)))
+
+
 # --------------------------------------------------------------------------------------- measures
 def _request_of(measure) -> str:
     return measure.name if measure.raw is None else f"{measure.name}.{measure.raw}"
@@ -263,10 +270,11 @@ def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[st
     return run_frames(collection, tags=tags)
 
 
-def evaluate_frames(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame], requests: Sequence[str],
+def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], requests: Sequence[str],
                     relevance_level: int) -> dict[str, Scores]:
-    evaluator = Evaluator(Qrels.from_frame(qrels), list(requests), relevance_level=relevance_level,
-                          max_depth=MAX_DEPTH)
+    """Scores of ``runs`` against ``qrels`` (a frame, or :class:`Qrels` already prepared)."""
+    prepared = qrels if isinstance(qrels, Qrels) else Qrels.from_frame(qrels)
+    evaluator = Evaluator(prepared, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
     results = evaluator.evaluate_many(runs)
     return {tag: Scores(r.per_topic, r.aggregate) for tag, r in results.items()}
 
@@ -314,7 +322,7 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
         key = (snap.version, "scores", policy, assessor, batch)
 
         def compute(batch=batch) -> dict[str, Scores]:
-            qrels = qrels_frame(collection, policy=policy, assessor=assessor)
+            qrels = prepared_qrels(collection, policy=policy, assessor=assessor)
             return evaluate_frames(qrels, frames(collection), batch, snap.relevant_from)
 
         parts.append(cached(key, compute))

@@ -80,25 +80,42 @@ def _pair_index(qrels: Qrels) -> _PairIndex | None:
         keys = keys[order]
         index = None
         if not (keys[1:] == keys[:-1]).any():
-            bits = int(min(max(16, int(keys.size).bit_length() + 4), 28))  # ~1/16 of lines pass the table
-            shift = np.uint64(64 - bits)
-            bucket = (keys >> shift).astype(np.int64)
-            table = np.zeros(1 << bits, dtype=bool)
-            table[bucket] = True
-            used, first = np.unique(bucket, return_index=True)
-            start = np.zeros((1 << bits) + 1, dtype=np.int32)
-            start[used + 1] = np.diff(np.append(first, keys.size))
-            np.cumsum(start, out=start)
-            docno = qrels.vocabulary.take(from_numpy(doc[order]))
-            index = _PairIndex(keys, order, docno, table, start, shift)
+            index = _bucketed(keys, order, qrels.vocabulary.take(from_numpy(doc[order])))
         qrels._cache["pair_index"] = index
     return qrels._cache["pair_index"]
+
+
+def _bucketed(keys: np.ndarray, judgment: np.ndarray, docno: pa.Array) -> _PairIndex:
+    """The index over sorted, distinct pair ``keys``: a table of the non-empty buckets (top bits) and
+    where each bucket starts."""
+    bits = int(min(max(16, int(keys.size).bit_length() + 4), 28))  # ~1/16 of lines pass the table
+    shift = np.uint64(64 - bits)
+    bucket = (keys >> shift).astype(np.int64)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[bucket] = True
+    first = np.flatnonzero(np.concatenate(([True], bucket[1:] != bucket[:-1]))) if keys.size else bucket[:0]
+    used = bucket[first]
+    start = np.zeros((1 << bits) + 1, dtype=np.int32)
+    start[used + 1] = np.diff(np.append(first, keys.size))
+    np.cumsum(start, out=start)
+    return _PairIndex(keys, judgment, docno, table, start, shift)
 
 
 def match(qrels: Qrels, topic: np.ndarray, docno: pa.Array,
           hashes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Lines whose (``topic`` code >= 0, ``docno``) is judged, ascending, and the index of each one's
-    judgment in ``qrels.keys`` / ``qrels.grades``. ``hashes``: ``string_hashes(docno)`` if known."""
+    judgment in ``qrels.keys`` / ``qrels.grades``. ``hashes``: ``string_hashes(docno)`` if known.
+
+    Qrels made by :meth:`Qrels.without` are matched through their parent (whose index is built once),
+    less the dropped judgments."""
+    parent = qrels._cache.get("parent")
+    if parent is not None:
+        base, keep = parent
+        rows, judgment = match(base, topic, docno, hashes)
+        if "renumber" not in qrels._cache:
+            qrels._cache["renumber"] = np.cumsum(keep) - 1
+        kept = keep[judgment]
+        return rows[kept], qrels._cache["renumber"][judgment[kept]]
     index = _pair_index(qrels) if len(qrels.keys) else None
     if index is not None:
         found = _hash_match(index, topic, docno, string_hashes(docno) if hashes is None else hashes)

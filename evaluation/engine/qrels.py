@@ -92,6 +92,24 @@ def _vocabulary(docno: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray | Non
     return vocabulary, codes_in(docno, vocabulary), None
 
 
+def _level_stats(tcode: np.ndarray, grades: np.ndarray, n_topics: int) -> dict:
+    """Distinct levels, judged documents per (topic, level), pooled-but-unjudged per topic."""
+    judged = grades >= 0
+    graded = grades[judged]
+    if graded.size and graded.max() < 4096:  # the usual small grades: counted, not sorted
+        levels = np.flatnonzero(np.bincount(graded)).astype(grades.dtype)
+        lvl_idx = np.cumsum(np.bincount(graded) > 0)[graded] - 1
+    else:
+        levels = np.unique(graded)
+        lvl_idx = np.searchsorted(levels, graded)
+    n_levels = len(levels)
+    counts = np.bincount(tcode[judged] * n_levels + lvl_idx, minlength=n_topics * n_levels)
+    counts = counts.astype(np.int64).reshape(n_topics, n_levels)
+    return {"levels": levels, "level_counts": counts,
+            "unjudged_counts": np.bincount(tcode[~judged], minlength=n_topics).astype(np.int64),
+            "positive_total": int(np.count_nonzero(grades > 0))}
+
+
 @dataclass(eq=False)
 class Qrels:
     """Judgments of one qrels file, sorted by (topic, docno), with per-topic level counts.
@@ -134,20 +152,43 @@ class Qrels:
             k = int(keys[dup[0]])
             raise ValueError(f"document {vocabulary[k % n_docs].as_py()!r} is judged twice for topic "
                              f"{topic_array[k // n_docs].as_py()!r}")
-        n_topics = len(topic_array)
-        judged = grades >= 0
-        levels = np.unique(grades[judged])
-        lvl_idx = np.searchsorted(levels, grades[judged])
-        counts = np.zeros((n_topics, max(len(levels), 1)), dtype=np.int64)
-        np.add.at(counts, (tcode[judged], lvl_idx), 1)
-        counts = counts[:, : len(levels)]
-        unjudged = np.bincount(tcode[~judged], minlength=n_topics).astype(np.int64)
         qrels = cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
-                    keys=keys, grades=grades, levels=levels, level_counts=counts,
-                    unjudged_counts=unjudged, positive_total=int(np.count_nonzero(grades > 0)))
+                    keys=keys, grades=grades, **_level_stats(tcode, grades, len(topic_array)))
         if hashes is not None:
             qrels._cache["vocabulary_hashes"] = hashes
         return qrels
+
+    def without(self, drop: np.ndarray) -> Qrels:
+        """These judgments less those where ``drop`` (bool, aligned with ``keys``) is set: what a
+        leave-one-out experiment evaluates against, a hundred times over. Topics and vocabulary are kept
+        (a topic left without judgments stays, with R = 0), so nothing is re-coded or re-hashed, and the
+        run join reuses this object's sorted pair keys (:func:`evaluation.engine.join.match`).
+
+        >>> q = Qrels.from_frame({"qid": ["1", "1", "2"], "docno": ["a", "b", "a"], "rel": [1, 1, 2]})
+        >>> q.without(np.array([True, False, False])).num_rel(1).tolist()
+        [1, 1]
+        """
+        drop = np.asarray(drop, dtype=bool)
+        if drop.shape != self.keys.shape:
+            raise ValueError(f"drop has {drop.size} flags for {self.keys.size} judgments")
+        keep = ~drop
+        gone = np.flatnonzero(drop)
+        # the counts less those of the dropped judgments (a level nobody has any more disappears)
+        tcode, grades = self.keys[gone] // self.n_docs, self.grades[gone]
+        judged = grades >= 0
+        counts = self.level_counts.copy()
+        np.subtract.at(counts, (tcode[judged], np.searchsorted(self.levels, grades[judged])), 1)
+        present = counts.sum(axis=0) > 0
+        child = Qrels(topics=self.topics, topic_array=self.topic_array, vocabulary=self.vocabulary,
+                      keys=self.keys[keep], grades=self.grades[keep], levels=self.levels[present],
+                      level_counts=counts[:, present],
+                      unjudged_counts=self.unjudged_counts - np.bincount(tcode[~judged], minlength=len(self.topics)),
+                      positive_total=self.positive_total - int(np.count_nonzero(grades > 0)))
+        for name in ("vocabulary_hashes", "topic_position"):
+            if name in self._cache:
+                child._cache[name] = self._cache[name]
+        child._cache["parent"] = (self, keep)
+        return child
 
     def topic_position(self) -> dict[str, int]:
         """``{qid: topic code}`` (cached)."""
