@@ -6,7 +6,7 @@ import pandas as pd
 from django.db.models import QuerySet
 
 from workbench import runstore
-from workbench.models import Collection, RunData
+from workbench.models import Collection, Run, RunData
 
 
 def is_organizer(user) -> bool:
@@ -28,7 +28,8 @@ def collections_visible_to(user) -> QuerySet[Collection]:
 
 def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False) -> dict[str, pd.DataFrame]:
     """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process."""
-    runs = collection.runs.all()
+    # not collection.runs: setting the known collection on each run reads the deferred collection_id (a query per run)
+    runs = Run.objects.filter(collection_id=collection.pk)
     if tags is not None:
         runs = runs.filter(tag__in=list(tags))
     if contributing_only:
@@ -43,7 +44,7 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
         else:
             frames[run.tag] = frame
     if missing:
-        blobs = dict(RunData.objects.filter(run__in=missing).values_list("run_id", "table"))
+        blobs = dict(RunData.objects.filter(run_id__in=[r.id for r in missing]).values_list("run_id", "table"))
         for run in missing:
             frame = runstore.decode(blobs[run.id])
             runstore.frame_cache.put((run.id, run.sha256), frame)
