@@ -36,7 +36,7 @@ HELP = USAGE + """   -c: average over all topics of the qrels (missing topics sc
    -M<num>: evaluate only the first num documents of each topic
    -N<num>: number of documents in the collection (utility)
    Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set
-   (judged, rbp, rbp_resid, ndcg_exp, ndcg_exp_cut, set_Fbeta, map_condensed, ndcg_condensed,
+   (judged, rbp, rbp_resid, rbp_graded, ndcg_exp, ndcg_exp_cut, set_Fbeta, map_condensed, ndcg_condensed,
    ndcg_cut_condensed); see evaluation/engine/spec.py.
 """
 

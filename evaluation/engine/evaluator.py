@@ -70,7 +70,7 @@ class Evaluator:
         self.qrels = qrels
         self.measures = tuple(parse_measures(measures))
         for m in self.measures:
-            if m.name in ("rbp", "rbp_resid"):
+            if m.name in ("rbp", "rbp_resid", "rbp_graded"):
                 kernels_ext.rbp_p(m)
         self.level = int(relevance_level)
         if self.level < 0:  # trec_eval would then count unpooled documents as relevant

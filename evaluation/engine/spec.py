@@ -99,6 +99,7 @@ EXT_SPECS = (
     MeasureSpec("judged", CUT_LONG, (10,), trec=False),
     MeasureSpec("rbp", PAIRS, trec=False),
     MeasureSpec("rbp_resid", PAIRS, trec=False),
+    MeasureSpec("rbp_graded", PAIRS, trec=False),
     MeasureSpec("ndcg_exp", SINGLE, trec=False),
     MeasureSpec("ndcg_exp_cut", CUT_LONG, _CUTS, trec=False),
     MeasureSpec("set_Fbeta", CUT_DOUBLE, (1.0,), trec=False),
