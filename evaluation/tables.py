@@ -133,3 +133,145 @@ def rows_table(rows: list[dict], columns: list[tuple], *, prefix: str, request=N
     if request is not None:
         RequestConfig(request, paginate={"per_page": per_page}).configure(table)
     return table
+
+
+# --- matrices: one column per run -----------------------------------------------------------------
+
+def _run_columns(order: list[str]) -> dict[str, str]:
+    """Column keys of a run matrix: ``c0``, ``c1``, ... (run tags may hold dots, which accessors would split)."""
+    return {tag: f"c{i}" for i, tag in enumerate(order)}
+
+
+class _MatrixTable(tables.Table):
+    """A run-by-run matrix. django-tables2 sorts (by the numbers under each column key), pages, draws the
+    headings with their sort links and exports; each row carries its cells already written out, as HTML
+    (``cells_html``, drawn by ``evaluation/_matrix_table.html``) and as CSV values (``cells_csv``), because
+    with 150 runs a page holds 7,500 cells and django-tables2's per-cell rendering takes seconds over them."""
+
+    class Meta:
+        template_name = "evaluation/_matrix_table.html"
+
+    def as_values(self, exclude_columns=None):
+        yield [str(column.header) for column in self.columns.iterall()]
+        for row in self.rows:
+            yield row.record["cells_csv"]
+
+
+class _MatrixRow(dict):
+    """A matrix row: the numbers to sort by under the column keys; ``cells_html`` and ``cells_csv`` are written
+    out by ``write(row)`` on first use, so that only the rows of the page shown (or exported) pay for it."""
+
+    def __init__(self, values: dict, write) -> None:
+        super().__init__(values)
+        self._write = write
+
+    def __missing__(self, key):
+        if key not in ("cells_html", "cells_csv"):
+            raise KeyError(key)
+        html, csv = self._write(self)
+        self["cells_html"], self["cells_csv"] = html, csv
+        return self[key]
+
+
+def _matrix_table(rows: list[dict], columns: list[tuple], *, prefix: str, label: str, request, per_page: int,
+                  empty: str) -> tables.Table:
+    from django_tables2 import RequestConfig
+
+    class MatrixTable(_MatrixTable):
+        class Meta(_MatrixTable.Meta):
+            attrs = {"class": "data matrix", "aria-label": label}
+            empty_text = empty
+
+    table = MatrixTable(rows, extra_columns=columns, prefix=prefix)
+    if request is not None:
+        RequestConfig(request, paginate={"per_page": per_page}).configure(table)
+    return table
+
+
+def _td(text: str, *, css: str = "", title: str = "", url: str = "") -> str:
+    from django.utils.html import escape
+
+    attrs = (f' class="{css}"' if css else "") + (f' title="{escape(title)}"' if title else "")
+    body = f'<a href="{escape(url)}">{escape(text)}</a>' if url else escape(text)
+    return f"<td{attrs}>{body}</td>"
+
+
+def significance_table(pairs: list[dict], *, measure: str, test: str, correction: str, run_url=None,
+                       request=None, prefix: str = "m-", per_page: int = 50) -> tables.Table:
+    """The pairwise significance matrix as a django-tables2 table: one row and one column per run, best mean
+    first; a cell is the row run's mean minus the column run's mean, marked ``*`` (and class ``sig``) when
+    the adjusted p-value is below alpha, with both p-values and the test in its ``title``. Sorting a run's
+    column sorts by that difference; CSV cells are the difference to 4 decimals, ``*`` when significant,
+    ``—`` on the diagonal.
+
+    ``pairs``: rows of :func:`evaluation.selectors.significance_matrix` (run_a, run_b, mean_a, mean_b,
+    mean_diff = mean_a - mean_b, p_value, p_adjusted, significant).
+    """
+    from django.utils.safestring import mark_safe
+
+    means: dict[str, float] = {}
+    cells: dict[tuple[str, str], dict] = {}
+    for pair in pairs:
+        means.setdefault(pair["run_a"], pair["mean_a"])
+        means.setdefault(pair["run_b"], pair["mean_b"])
+        cells[(pair["run_a"], pair["run_b"])] = pair
+    order = sorted(means, key=lambda tag: -means[tag])  # stable: ties keep the selector's order
+    keys = _run_columns(order)
+    how = f"{test} test, {correction} correction"
+
+    def write(row: dict) -> tuple[str, list[str]]:
+        a = row["run"]
+        html = [_td(a, url=run_url(a) if run_url else ""), _td(_fmt(row["mean"]))]
+        values = [a, _fmt(row["mean"])]
+        for b, key in keys.items():
+            if a == b:
+                html.append(_td("—", css="self"))
+                values.append("—")
+                continue
+            pair = cells.get((a, b)) or cells[(b, a)]
+            diff, mark = row[key], "*" if pair["significant"] else ""
+            html.append(_td(f"{diff:+.4f}".replace("-", "−") + mark, css="sig" if mark else "",
+                            title=f"{a} − {b}: p = {_fmt(pair['p_value'])}, adjusted {_fmt(pair['p_adjusted'])} "
+                                  f"({how})"))
+            values.append(f"{diff:.4f}{mark}")
+        return mark_safe("".join(html)), values  # escaped in _td
+
+    rows = []
+    for a in order:
+        row = {"run": a, "mean": means[a]}
+        for b, key in keys.items():
+            if a == b:
+                row[key] = 0.0
+            elif (a, b) in cells:
+                row[key] = float(cells[(a, b)]["mean_diff"])
+            else:
+                row[key] = -float(cells[(b, a)]["mean_diff"])
+        rows.append(_MatrixRow(row, write))
+    columns = [("run", tables.Column(verbose_name="Run")), ("mean", tables.Column(verbose_name=f"Mean {measure}"))]
+    columns += [(key, tables.Column(verbose_name=tag, attrs={"th": {"title": f"row run's mean − mean of {tag}"}}))
+                for tag, key in keys.items()]
+    return _matrix_table(rows, columns, prefix=prefix, request=request, per_page=per_page,
+                         label="Adjusted p-values for every pair of runs", empty="Fewer than two runs or topics.")
+
+
+def overlap_table(overlap: dict[str, dict[str, int]], *, run_url=None, request=None, prefix: str = "o-",
+                  per_page: int = 50) -> tables.Table:
+    """The run-to-run overlap matrix of a pool (``{run: {run: shared pooled pairs}}``) as a django-tables2
+    table: one row and one column per contributing run (by tag), the diagonal (class ``self``) the run's own
+    count. Sorting a run's column sorts by the pairs shared with that run."""
+    from django.utils.safestring import mark_safe
+
+    order = sorted(overlap)  # by tag: the statistics' own order is not guaranteed
+    keys = _run_columns(order)
+    def write(row: dict) -> tuple[str, list[str]]:
+        a = row["run"]
+        html = [_td(a, url=run_url(a) if run_url else "")]
+        html += [_td(str(row[key]), css="self" if a == b else "") for b, key in keys.items()]
+        return mark_safe("".join(html)), [a, *(str(row[key]) for key in keys.values())]  # escaped in _td
+
+    rows = [_MatrixRow({"run": a, **{key: int(overlap[a].get(b, 0)) for b, key in keys.items()}}, write)
+            for a in order]
+    columns = [("run", tables.Column(verbose_name="Run"))]
+    columns += [(key, tables.Column(verbose_name=tag)) for tag, key in keys.items()]
+    return _matrix_table(rows, columns, prefix=prefix, request=request, per_page=per_page,
+                         label="Run-to-run overlap", empty="No run contributed to this pool.")

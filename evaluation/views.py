@@ -13,12 +13,22 @@ from evaluation import plots, recall, release, selectors
 from evaluation.access import results_view
 from evaluation.engine.significance import CORRECTIONS, TESTS
 from evaluation.services import EvaluationError
-from evaluation.tables import RunTable, TopicTable, leaderboard_table, rows_table
+from evaluation.tables import (
+    RunTable,
+    TopicTable,
+    leaderboard_table,
+    overlap_table,
+    rows_table,
+    significance_table,
+)
 from judging.selectors import QRELS_POLICIES, assessor_judgments, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench.models import Collection
 from workbench.selectors import is_organizer
+
+TEST_NAMES = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign", "randomization": "randomisation"}
+CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "none": "no"}
 
 
 def _topic_rows(collection: Collection) -> list[dict]:
@@ -225,6 +235,14 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
         "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": is_organizer(request.user)})
 
 
+def _query_without_export(request: HttpRequest) -> str:
+    """The page's query string (measure, test, sorting...) without ``_export``/``_table``, for CSV links."""
+    params = request.GET.copy()
+    for key in ("_export", "_table"):
+        params.pop(key, None)
+    return params.urlencode()
+
+
 @results_view()
 def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
     choice = _choices(request)
@@ -235,15 +253,29 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
                                               assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-    order = list(dict.fromkeys([*pairs["run_a"], *pairs["run_b"]])) if len(pairs) else []
-    cell = {(a, b): row for a, b, row in zip(pairs["run_a"], pairs["run_b"], pairs.to_dict("records"),
-                                              strict=True)} if len(pairs) else {}
-    matrix = [{"run": a, "cells": [cell.get((a, b)) or cell.get((b, a)) if a != b else None for b in order]}
-              for a in order]
+    records = pairs.to_dict("records")
+    run_link = lambda tag: reverse("evaluation:run", args=[collection.slug, tag])  # noqa: E731
+    matrix_table = significance_table(records, measure=measure, test=TEST_NAMES[choice["test"]],
+                                      correction=CORRECTION_NAMES[choice["correction"]], run_url=run_link,
+                                      request=request, prefix="m-")
+    pairs_table = rows_table([{**r, "significant": bool(r["significant"])} for r in records], [
+        ("run_a", "Run A", lambda record: run_link(record["run_a"])),
+        ("run_b", "Run B", lambda record: run_link(record["run_b"])),
+        ("mean_a", "Mean A", "num"), ("mean_b", "Mean B", "num"), ("mean_diff", "Difference", "num"),
+        ("statistic", "Statistic", "num"), ("p_value", "p", "num"), ("p_adjusted", "Adjusted p", "num"),
+        ("significant", "Significant", "yesno"), ("effect_size", "Effect size (d_z)", "num"),
+        ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num")],
+        prefix="p-", request=request, per_page=100, label="Every pair of runs")
+    exported = _export(request, [matrix_table, pairs_table],
+                       f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
+    if exported:
+        return exported
     return render(request, "evaluation/significance.html", {
-        "collection": collection, "order": order, "matrix": matrix, "measure": measure, "choice": choice,
-        "tests": TESTS, "corrections": CORRECTIONS, "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0,
-        "n_pairs": len(pairs), "organizer": is_organizer(request.user)})
+        "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
+        "choice": choice, "tests": TESTS, "corrections": CORRECTIONS, "test_name": TEST_NAMES[choice["test"]],
+        "correction_name": CORRECTION_NAMES[choice["correction"]],
+        "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
+        "query": _query_without_export(request), "organizer": is_organizer(request.user)})
 
 
 @results_view()
@@ -307,8 +339,9 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 
     runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
-    tags = list(stats.get("overlap", {}))
-    overlap = [{"tag": a, "cells": [stats["overlap"][a].get(b, 0) for b in tags]} for a in tags]
+    overlap = overlap_table(stats.get("overlap", {}),
+                            run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
+                            request=request, prefix="o-")
     with_qrels = bool(runs) and "relevant" in runs[0]
     runs_table = rows_table(runs, [
         ("tag", "Run", lambda record: reverse("evaluation:run", args=[collection.slug, record["tag"]])),
@@ -321,9 +354,10 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
         ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
         ("pool_size", "Pooled", "int"), ("judged", "Judged", "int"), ("relevant", "Relevant", "int")],
         prefix="t-", request=request, per_page=100, label="Pool per topic")
-    exported = _export(request, [runs_table, topics_table], f"{collection.slug}.pool")
+    exported = _export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
-        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "tags": tags,
-        "overlap": overlap, "topics_table": topics_table, "organizer": is_organizer(request.user)})
+        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table,
+        "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
+        "organizer": is_organizer(request.user)})

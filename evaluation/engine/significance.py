@@ -114,10 +114,9 @@ def _as_aligned_arrays(a, b) -> tuple[np.ndarray, np.ndarray]:
 
 def _effect_size(d: np.ndarray) -> float:
     mean = float(d.mean())
-    sd = float(d.std(ddof=1))
-    if sd == 0.0:
-        return 0.0 if mean == 0.0 else float(np.copysign(np.inf, mean))
-    return mean / sd
+    if (d == d[0]).all():  # constant differences (sd 0, or float noise of ~1e-17 that would give 5e15)
+        return 0.0 if d[0] == 0.0 else float(np.copysign(np.inf, d[0]))
+    return mean / float(d.std(ddof=1))
 
 
 _CACHED_CELLS = 2_000_000  # resampling matrices up to this size (16 MB) are cached and reused across pairs

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
@@ -70,12 +73,52 @@ def test_topic_page_shows_pool_relevant_per_depth_and_run_scores(page, live_serv
     assert page.get_by_role("link", name="alpha").count() >= 1
 
 
-def test_significance_matrix_lists_every_pair(page, live_server, track):
+def _texts(locator) -> list[str]:
+    return [t.strip() for t in locator.all_inner_texts()]
+
+
+def _csv_download(page, table_prefix: str) -> list[list[str]]:
+    with page.expect_download() as info:
+        page.locator(f"a[href*='_table={table_prefix}']").click()
+    download = info.value
+    assert download.suggested_filename.endswith(f".{table_prefix.strip('-')}.csv")
+    return list(csv.reader(io.StringIO(Path(download.path()).read_text())))
+
+
+def test_significance_matrix_lists_every_pair_sorts_and_exports(page, live_server, track, screenshot_dir):
     log_in(page, live_server, "olga", "organize")
     page.goto(f"{live_server.url}/collections/robust/significance/?measure=map&test=randomization")
     matrix = page.get_by_role("table", name="Adjusted p-values for every pair of runs")
-    assert matrix.locator("tbody tr").count() == 3
+    rows = matrix.locator("tbody tr")
+    assert rows.count() == 3
     assert "of 3 pairs differ significantly" in page.inner_text("body")
+    assert "randomisation test, Holm–Bonferroni correction" in page.inner_text("body")
+    head = _texts(matrix.locator("thead th"))
+    runs = head[2:]
+    assert head[:2] == ["Run", "Mean map"] and sorted(runs) == ["alpha", "beta", "gamma"]
+    assert _texts(rows.locator("td:first-child")) == runs  # best mean first, the columns in the same order
+    cells = {(rows.nth(i).locator("td").first.inner_text().strip(), runs[j]):
+             rows.nth(i).locator("td").nth(2 + j) for i in range(3) for j in range(3)}
+    for a in runs:
+        assert cells[(a, a)].inner_text().strip() == "—"
+        for b in runs:
+            if a != b:  # the cell and its mirror show the same difference, with opposite signs
+                here, there = cells[(a, b)].inner_text().strip(), cells[(b, a)].inner_text().strip()
+                assert here.rstrip("*").lstrip("+−") == there.rstrip("*").lstrip("+−")
+                assert {here[0], there[0]} == {"+", "−"} and here.endswith("*") == there.endswith("*")
+                assert "adjusted" in cells[(a, b)].get_attribute("title")
+    page.screenshot(path=str(screenshot_dir / "significance.png"), full_page=True)
+
+    matrix.locator("thead th", has_text="Run").first.locator("a").click()
+    page.wait_for_load_state()
+    assert "m-sort=run" in page.url
+    matrix = page.get_by_role("table", name="Adjusted p-values for every pair of runs")
+    assert _texts(matrix.locator("tbody tr td:first-child")) == ["alpha", "beta", "gamma"]
+    exported = _csv_download(page, "m-")
+    assert exported[0] == ["Run", "Mean map", *runs]
+    assert [r[0] for r in exported[1:]] == ["alpha", "beta", "gamma"]  # as sorted on the page
+    pairs = _csv_download(page, "p-")
+    assert len(pairs) == 1 + 3 and pairs[0][:2] == ["Run A", "Run B"]
 
 
 def test_pr_curves_are_drawn_for_the_chosen_runs(page, live_server, track, screenshot_dir):
@@ -115,10 +158,23 @@ def test_assessors_are_refused_every_results_page(page, live_server, track):
         assert response.status == 403, path
 
 
-def test_pool_page_shows_unique_contributions_and_overlap(page, live_server, track):
+def test_pool_page_shows_unique_contributions_and_overlap(page, live_server, track, screenshot_dir):
     log_in(page, live_server, "olga", "organize")
     page.goto(f"{live_server.url}/collections/robust/pool/")
     body = page.inner_text("body")
     assert "Contributions per run" in body and "Depth-k (TREC)" in body
     overlap = page.get_by_role("table", name="Run-to-run overlap")
-    assert overlap.locator("tbody tr").count() == 2  # alpha and beta contributed; gamma did not
+    # alpha and beta contributed (gamma did not); each pooled its top 10 on 3 topics, and beta's top 10 holds
+    # 8 of alpha's (all but d-12 and d-11)
+    assert _texts(overlap.locator("thead th")) == ["Run", "alpha", "beta"]
+    rows = overlap.locator("tbody tr")
+    assert [_texts(rows.nth(i).locator("td")) for i in range(rows.count())] == [
+        ["alpha", "30", "24"], ["beta", "24", "30"]]
+    page.screenshot(path=str(screenshot_dir / "pool.png"), full_page=True)
+
+    overlap.locator("thead th", has_text="alpha").locator("a").click()
+    page.wait_for_load_state()
+    overlap = page.get_by_role("table", name="Run-to-run overlap")
+    assert _texts(overlap.locator("tbody tr td:first-child")) == ["beta", "alpha"]  # 24 before 30
+    exported = _csv_download(page, "o-")
+    assert exported == [["Run", "alpha", "beta"], ["beta", "24", "30"], ["alpha", "30", "24"]]
