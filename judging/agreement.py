@@ -281,6 +281,12 @@ def majority_qrels(judgments: pd.DataFrame, *, tie: str = "lower") -> pd.DataFra
     if tie not in ("lower", "higher"):
         raise ValueError(f"tie must be 'lower' or 'higher', got {tie!r}")
     frame = _check_judgments(judgments)
+    shared = frame.duplicated(["qid", "docno"], keep=False).to_numpy()
+    if not shared.any():  # one assessor per document (the usual case): nothing to vote on
+        out = frame.rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
+        out = out.sort_values(["qid", "docno"], kind="stable").reset_index(drop=True)
+        out["rel"] = out["rel"].astype(int)
+        return out
     votes = frame.groupby(["qid", "docno", "grade"], sort=False).size().rename("votes").reset_index()
     votes = votes.sort_values(["qid", "docno", "votes", "grade"], ascending=[True, True, False, tie == "lower"],
                               kind="stable")
