@@ -1,27 +1,46 @@
 """Adaptive pools: the next document to judge depends on the judgments made so far.
 
 The candidates are the documents that the contributing runs rank within ``depth`` (100 by default, as in
-the papers below). Each run is an *arm*: pulling it means judging the highest-ranked document of that run
-that nobody has judged yet. A judged document is never offered again, whichever run it came from.
+the papers below). Every strategy follows each run down its ranking; a document is judged once, however
+many runs retrieved it, and a judgment costs one unit of the topic's budget.
 
-Strategies:
+Strategies and the rules they follow:
 
 * :class:`MoveToFront` -- G. V. Cormack, C. R. Palmer and C. L. A. Clarke, "Efficient construction of
-  large test collections", SIGIR 1998. Every run starts with the same priority. The run with
-  the highest priority is examined; while its documents are relevant the same run continues; a
-  non-relevant document lowers its priority by one and the highest-priority run is examined next.
+  large test collections", SIGIR 1998, Section 6: "The submissions themselves are prioritized, and the
+  top-ranked document from the submission with the top priority is judged. If it is judged relevant (or
+  has been previously judged relevant because it appeared in some other submission) its priority is set
+  to the maximum. Otherwise, its priority is reduced." Here every run starts at the maximum priority 0; a
+  non-relevant document lowers the run's priority by one, a relevant one puts it back to 0, so a run's
+  priority is minus the number of non-relevant documents met since its last relevant one (the paper's
+  estimate of the reciprocal of the probability of relevance). A run's next document that was already
+  judged (through another run, or before the pool was extended) is applied the same way, at no cost:
+  relevant moves the run to the front, non-relevant lowers its priority. Ties between runs of equal
+  priority go to the run that most recently found a relevant document ("the next target for judging
+  coming from the run in which a relevant document was most recently found", Section 7), so a run stays
+  in front while it returns relevant documents; runs that have not found one yet are drawn at random.
 * :class:`MaxMean` -- D. E. Losada, J. Parapar and A. Barreiro, "Feeling lucky? Multi-armed bandits for
   ordering judgements in pooling-based evaluation", ACM SAC 2016, and "Multi-armed bandits for
   adjudicating documents in pooling-based evaluation of information retrieval systems", Information
-  Processing & Management 53(5):1005-1025, 2017. Each arm's probability of relevance has a Beta(1, 1)
-  prior; after ``rel_j`` relevant and ``nrel_j`` non-relevant judgments its posterior mean is
-  (1 + rel_j) / (2 + rel_j + nrel_j). The arm with the highest posterior mean is pulled.
+  Processing & Management 53(5):1005-1025, 2017. Each run is an arm; pulling it judges the run's
+  highest-ranked document that has not been judged (judged documents are skipped, a run with no
+  unjudged document left cannot be pulled); the reward is 1 for a relevant document, 0 otherwise. The
+  probability that an arm yields a relevant document has a uniform Beta(1, 1) prior; after ``rel_j``
+  relevant and ``nrel_j`` non-relevant rewards the posterior is Beta(1 + rel_j, 1 + nrel_j), whose mean
+  (1 + rel_j) / (2 + rel_j + nrel_j) MaxMean maximises. Ties (at the start every arm has mean 1/2) are
+  broken at random.
 * :class:`BayesianBandit` -- the same papers' Bayesian bandits (Thompson sampling): draw
-  theta_j ~ Beta(1 + rel_j, 1 + nrel_j) for every arm and pull the arm with the largest draw.
+  theta_j ~ Beta(1 + rel_j, 1 + nrel_j) for every arm that can still be pulled and pull the largest draw.
 
-Ties are broken at random with a generator seeded by (seed, qid), so a run is reproducible.
-``shared=False`` (default) credits a judgment to the arm that was pulled only, the usual bandit update;
-``shared=True`` credits it to every run that retrieved the document within the depth.
+Which arms a judgment updates (``shared``, bandits only). ``shared=False`` (default): only the pulled arm,
+as in the bandit formulation of the papers above (one pull, one reward, for the arm pulled); a judgment
+recorded without a pull (one that existed before the pool was extended) updates no arm. ``shared=True``:
+every run that retrieved the document within the depth gets the reward (a full-information variant:
+each judgment is evidence about every run that ranks the document). Move-to-Front ignores ``shared``:
+its rule above already uses every judgment a run reaches.
+
+The random choices (ties, Thompson draws) come from a generator seeded by (seed, qid), so a pool is
+reproducible.
 
 Protocol (what the judging queue uses)::
 
@@ -66,33 +85,35 @@ class _Topic:
         self.doc_arm_ptr = np.searchsorted(codes[by_doc], np.arange(len(self.docs) + 1))
         self.doc_arms = arm_codes[by_doc]
         n = len(self.tags)
-        self.ptr = np.zeros(n, dtype=np.int64)
+        self.ptr = np.zeros(n, dtype=np.int64)  # position of each run's highest-ranked unjudged document
         self.length = np.array([len(x) for x in self.lists], dtype=np.int64)
-        self.relevance = np.full(len(self.docs), -1, dtype=np.int8)
+        self.relevance = np.full(len(self.docs), -1, dtype=np.int8)  # -1 unjudged, 0 / 1
         self.rel = np.zeros(n)
         self.nrel = np.zeros(n)
         self.budget = budget
         self.spent = 0
-        self.pending: tuple[int, int] | None = None
+        self.pending: tuple[int, int] | None = None  # (document, arm) offered and not yet recorded
         self.rng = rng
         self.history: list[tuple[int, int, bool]] = []  # (doc, arm or -1, relevant)
 
     def alive(self) -> np.ndarray:
+        """Runs that still have an unjudged document."""
         return self.ptr < self.length
 
     def head(self, arm: int) -> int:
+        """The run's highest-ranked unjudged document."""
         return int(self.lists[arm][self.ptr[arm]])
+
+    def arms_of(self, doc: int) -> np.ndarray:
+        return self.doc_arms[self.doc_arm_ptr[doc]:self.doc_arm_ptr[doc + 1]]
 
     def mark_judged(self, doc: int, relevant: bool) -> None:
         self.relevance[doc] = 1 if relevant else 0
-        for arm in self.doc_arms[self.doc_arm_ptr[doc]:self.doc_arm_ptr[doc + 1]]:
+        for arm in self.arms_of(doc):
             lst, p, n = self.lists[arm], self.ptr[arm], self.length[arm]
             while p < n and self.relevance[lst[p]] >= 0:
                 p += 1
             self.ptr[arm] = p
-
-    def arms_of(self, doc: int) -> np.ndarray:
-        return self.doc_arms[self.doc_arm_ptr[doc]:self.doc_arm_ptr[doc + 1]]
 
     def pick(self, values: np.ndarray, alive: np.ndarray) -> int:
         """Index of the largest value among live arms, ties broken at random."""
@@ -126,10 +147,10 @@ class AdaptivePool:
         capacity = self.ranked.drop_duplicates(["qid", "docno"]).groupby("qid", sort=False).size().to_dict()
         self.budgets = resolve_budget(budget, total_budget, capacity)
         self.seed = seed
-        self.shared = shared
+        self.shared = bool(shared)
         self.params = {"depth": dict(depth) if isinstance(depth, Mapping) else depth, "runs": list(chosen),
                        "budget": dict(budget) if isinstance(budget, Mapping) else budget,
-                       "total_budget": total_budget, "seed": seed, "shared": shared}
+                       "total_budget": total_budget, "seed": seed, "shared": self.shared}
         self._groups = dict(tuple(self.ranked.groupby("qid", sort=False)))
         self._topics: dict[str, _Topic] = {}
 
@@ -203,6 +224,7 @@ class AdaptivePool:
 
     # -- strategy hooks ---------------------------------------------------------------------------
     def _choose(self, t: _Topic, alive: np.ndarray) -> int:
+        """The arm to pull: a run in ``alive`` (one with an unjudged document); its head is offered."""
         raise NotImplementedError
 
     def _init(self, t: _Topic) -> None:
@@ -222,24 +244,51 @@ class AdaptivePool:
 
 
 class MoveToFront(AdaptivePool):
-    """Move-to-Front pooling (Cormack, Palmer and Clarke, SIGIR 1998); see the module docstring."""
+    """Move-to-Front pooling (Cormack, Palmer and Clarke, SIGIR 1998, Section 6); see the module docstring.
+
+    State per run: ``priority`` (0 = the maximum; minus the non-relevant documents met since the run's
+    last relevant one), ``front`` (when the run last found a relevant document, 0 = never) and ``seen``
+    (how far down its ranking the run has been examined, judged documents included).
+    """
 
     name = "mtf"
 
     def _init(self, t: _Topic) -> None:
-        t.priority = np.zeros(len(t.tags))  # equal priorities; only their differences matter
-        t.current = -1
+        n = len(t.tags)
+        t.priority = np.zeros(n)
+        t.front = np.zeros(n)
+        t.clock = 0
+        t.seen = np.zeros(n, dtype=np.int64)
 
     def _choose(self, t: _Topic, alive: np.ndarray) -> int:
-        if t.current >= 0 and alive[t.current]:
-            return t.current
-        t.current = t.pick(t.priority, alive)
-        return t.current
+        while True:
+            open_ = t.seen < t.length
+            # a document is only passed over once judged, so some run with an unjudged document is open
+            top = np.where(open_, t.priority, -np.inf)
+            tied = open_ & (top == top.max())
+            latest = np.where(tied, t.front, -np.inf)
+            best = np.flatnonzero(latest == latest.max())
+            arm = int(best[0] if len(best) == 1 else t.rng.choice(best))
+            doc = int(t.lists[arm][t.seen[arm]])
+            if t.relevance[doc] < 0:
+                return arm  # its next document is unjudged: judge it (t.head(arm) is this document)
+            # already judged (through another run, or before the pool was extended): apply it, no cost
+            t.seen[arm] += 1
+            self._apply(t, arm, bool(t.relevance[doc]))
 
     def _after(self, t: _Topic, arm: int, relevant: bool) -> None:
-        if arm >= 0 and not relevant:
-            t.priority[arm] -= 1
-            t.current = -1
+        if arm >= 0:  # the offered document was the head of the run's examination
+            t.seen[arm] += 1
+            self._apply(t, arm, relevant)
+
+    @staticmethod
+    def _apply(t: _Topic, arm: int, relevant: bool) -> None:
+        if relevant:
+            t.priority[arm] = 0.0  # the maximum
+            t.clock += 1
+            t.front[arm] = t.clock
+        else:
+            t.priority[arm] -= 1.0
 
 
 class MaxMean(AdaptivePool):

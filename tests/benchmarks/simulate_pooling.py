@@ -1,31 +1,54 @@
-"""Replay a collection with complete qrels: relevant documents found versus judgments spent, per strategy.
+"""Replay collections with complete judgments: relevant documents found versus judgments spent, per strategy.
 
-Usage (``make simulate-pooling`` runs it with the defaults):
+Usage (``make simulate-pooling`` runs it with the defaults: TREC-COVID round 2 from ../shared, then the
+demo collection):
 
-    python tests/benchmarks/simulate_pooling.py                       # TREC-COVID round 2 from ../shared
-    python tests/benchmarks/simulate_pooling.py --runs DIR --qrels FILE [--leaderboard CSV] [--condensed]
+    python tests/benchmarks/simulate_pooling.py                        # TREC-COVID round 2 and the demo
+    python tests/benchmarks/simulate_pooling.py --collection demo      # or covid
+    python tests/benchmarks/simulate_pooling.py --runs DIR --qrels FILE [--leaderboard CSV]
 
-Every strategy draws from the same candidates: the documents the contributing runs rank within
-``--depth`` (100). A simulated assessor answers from the qrels; a document the qrels do not contain counts
-as non-relevant (``--condensed`` instead removes unjudged documents from the runs first, Sakai's condensed
-lists, so that every candidate has a real judgment). Strategies:
+Protocol (Losada, Parapar and Barreiro, SAC 2016 and IP&M 53(5) 2017, after Cormack, Palmer and Clarke,
+SIGIR 1998): the pooled runs of a collection whose qrels judge every document of their pool (TREC-5 to 8,
+depth-100 pools), each run cut at the pool depth, so that every document a strategy can pick has a
+judgment; a simulated assessor answers from the qrels; each strategy is charged the same number of
+judgments per topic and scored by the relevant documents it has found. Here the budgets are the sizes of
+each topic's depth-k pool, k = 1, 2, 3, 5, 7, 10, 20, ...
 
-- depth: judge the depth-100 pool in pool_rank order (min_depth, then RRF), i.e. depth-1 first, then
-  depth-2...; cut at budget b it is the depth-k pool plus part of depth k+1.
-- rrf / borda: judge in fused order. mtf / maxmean / bandit: adaptive (pooling.strategies.adaptive),
-  averaged over ``--seeds`` seeds (ties and Thompson draws are random).
-- sampled: all of depth 10 plus a uniform sample of the rest (several rates) and the Horvitz-Thompson
-  estimate of the number of relevant documents among the candidates.
+When the qrels come from a shallower pool than the candidates (TREC-COVID round 2: NIST's depth-7 pool,
+plus some further judgments, while the candidates go to depth 100), a run ranks unjudged documents, and
+an unjudged document can only be scored as non-relevant, which charges the adaptive strategies for
+documents nobody judged. The faithful analogue is used by default:
+
+- ``condensed`` (main table): every run restricted to the documents the qrels judge for the topic, in the
+  run's own order (Sakai's condensed lists), then cut at ``--depth`` (100). Every candidate has a real
+  judgment, as in the papers' setting.
+- ``pool depth`` (TREC-COVID): the raw runs cut at NIST's pool depth 7, i.e. the candidates are exactly
+  the official pool (5,961 pairs, all judged). The literal analogue, but the budgets stop at k = 7.
+- ``raw`` (secondary table, for comparison): the raw runs cut at ``--depth``, unjudged documents counted
+  as non-relevant.
+
+The demo (``workbench.demo``: 6 runs, of which the 5 contributing ones are pooled to depth 10, and the
+organizer's judgments of that whole pool on topics 7-30) is already in the papers' setting: runs cut at
+the pool depth 10, every candidate judged. Its budgets are small (2.4 judgments per topic at k = 1), so the
+adaptive strategies are averaged over at least 100 seeds there.
+
+Strategies: depth (the depth-``--depth`` pool in pool_rank order: min_depth, then RRF; cut at the size of
+the depth-k pool it is exactly the depth-k pool), rrf / borda (judge in fused order), mtf / maxmean /
+bandit (pooling.strategies.adaptive, mean over ``--seeds`` seeds) and maxmean-shared (MaxMean crediting
+every run that retrieved the judged document). Below each table: whether each adaptive strategy found at
+least as many relevant documents as depth-k at every k.
 
 With ``--leaderboard`` (a CSV with ``tag`` and ``contributed judgments`` columns, as TREC-COVID's), only runs
-marked ``yes`` contribute, and ``--check-nist`` verifies that the depth-7 pool of those runs has exactly
-``--nist-pool-size`` pairs (5,961 for TREC-COVID round 2), all judged. Exit status 1 if the check fails.
+marked ``yes`` contribute. For TREC-COVID (or with ``--check-nist``) the script verifies that the depth-7
+pool of those runs has exactly ``--nist-pool-size`` pairs (5,961 for TREC-COVID round 2), all judged; exit
+status 1 if that check fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +70,13 @@ from pooling.strategies import (  # noqa: E402
 
 COVID = ROOT.parent / "shared" / "peer-tests" / "trec_covid_round2"
 RUN_COLUMNS = ["qid", "q0", "docno", "rank", "score", "tag"]
+KS = (1, 2, 3, 5, 7, 10, 20, 30, 50, 100)
+ADAPTIVE = [("mtf", "mtf", {}), ("maxmean", "maxmean", {}), ("bandit", "bandit", {}),
+            ("maxmean-shared", "maxmean", {"shared": True})]
+CHECKED = ("mtf", "maxmean", "bandit")  # the strategies the claim "at least as many as depth-k" is about
+DEMO_LATE_RUN = "ql-dir"  # workbench.demo_setup.DEMO_LATE_RUN (importing that module needs Django)
+DEMO_DEPTH = 10  # workbench.demo_setup.DEMO_DEPTH: the demo pool, judged completely on topics 7-30
+DEMO_SEEDS = 100  # the demo is small: differences of a fraction of a document need many seeds to settle
 
 
 def file_tag(path: Path) -> str:
@@ -88,10 +118,20 @@ def load_runs(directory: Path, only: list[str] | None) -> dict[str, pd.DataFrame
     return runs
 
 
+def _pairs(frame: pd.DataFrame) -> pd.MultiIndex:
+    return pd.MultiIndex.from_arrays([frame["qid"].astype(str), frame["docno"].astype(str)])
+
+
 def condense(runs: dict[str, pd.DataFrame], qrels: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    judged = pd.MultiIndex.from_arrays([qrels["qid"], qrels["docno"]])
-    return {t: f[pd.MultiIndex.from_arrays([f["qid"].astype(str), f["docno"].astype(str)]).isin(judged)]
-            for t, f in runs.items()}
+    """Each run restricted to the (topic, document) pairs the qrels judge, rows kept in file order (the
+    ranking rule ranks by score, so ranks close up over the documents removed)."""
+    judged = _pairs(qrels)
+    return {t: f[_pairs(f).isin(judged)] for t, f in runs.items()}
+
+
+def only_topics(runs: dict[str, pd.DataFrame], qids) -> dict[str, pd.DataFrame]:
+    keep = {str(q) for q in qids}
+    return {t: f[f["qid"].astype(str).isin(keep)] for t, f in runs.items()}
 
 
 def sequences(order: pd.DataFrame, grades: dict, relevant_from: int) -> dict[str, np.ndarray]:
@@ -105,56 +145,67 @@ def sequences(order: pd.DataFrame, grades: dict, relevant_from: int) -> dict[str
     return out
 
 
-def found_at(curves: dict[str, np.ndarray], budget: dict[str, int]) -> int:
-    return int(sum(c[min(budget.get(q, 0), len(c)) - 1] for q, c in curves.items() if min(budget.get(q, 0), len(c)) > 0))
+def found_at(curve: dict[str, np.ndarray], budget: dict[str, int]) -> int:
+    """Relevant documents found when each topic has had ``budget[qid]`` judgments."""
+    total = 0
+    for qid, c in curve.items():
+        n = min(budget.get(qid, 0), len(c))
+        if n > 0:
+            total += int(c[n - 1])
+    return total
 
 
-def simulate(runs, qrels, *, depth, budgets, seeds, relevant_from, label) -> str:
-    grades = {(q, d): g for q, d, g in zip(qrels["qid"], qrels["docno"], qrels["relevance"], strict=True)}
-    lines = []
+def simulate(runs, qrels, *, depth, seeds, relevant_from, label, note, sampling=False) -> str:
+    grades = {(str(q), str(d)): g for q, d, g in zip(qrels["qid"], qrels["docno"], qrels["relevance"],
+                                                     strict=True)}
     started = time.perf_counter()
-    pool = depth_pool(runs, depth)
-    candidates = pool.entries
+    candidates = depth_pool(runs, depth).entries
+    candidates = candidates.assign(qid=candidates["qid"].astype(str), docno=candidates["docno"].astype(str))
     sizes = candidates.groupby("qid").size().to_dict()
-    total_rel = int(sum(grades.get((q, d), 0) >= relevant_from
-                        for q, d in zip(candidates["qid"], candidates["docno"], strict=True)))
-    all_rel = int((qrels["relevance"] >= relevant_from).sum())
+    keys = list(zip(candidates["qid"], candidates["docno"], strict=True))
+    judged = sum(k in grades for k in keys)
+    total_rel = sum(grades.get(k, 0) >= relevant_from for k in keys)
     curves: dict[str, list[dict[str, np.ndarray]]] = {"depth": [sequences(candidates, grades, relevant_from)]}
     for method in ("rrf", "borda"):
         curves[method] = [sequences(fusion_pool(runs, None, method=method, depth=depth).entries, grades,
                                     relevant_from)]
     judge = lambda q, d: grades.get((q, d), 0) >= relevant_from  # noqa: E731
-    variants = [("mtf", {}), ("maxmean", {}), ("bandit", {}), ("maxmean", {"shared": True})]
-    for name, extra in variants:
-        column = name + ("-shared" if extra else "")
-        curves[column] = []
-        for seed in range(seeds):
-            strategy = adaptive_pool(name, runs, None, depth=depth, seed=seed, **extra)
-            curves[column].append(sequences(replay(strategy, judge), grades, relevant_from))
+    for column, name, extra in ADAPTIVE:
+        curves[column] = [sequences(replay(adaptive_pool(name, runs, None, depth=depth, seed=seed, **extra),
+                                           judge), grades, relevant_from) for seed in range(seeds)]
     columns = list(curves)
-    lines.append(f"### {label}\n")
-    lines.append(f"{len(runs)} runs, {len(sizes)} topics, candidates = depth-{depth} pool: {len(candidates):,} "
-                 f"documents, {total_rel:,} of them relevant ({all_rel:,} relevant in the qrels). "
-                 f"Adaptive strategies: mean of {seeds} seed(s).\n")
-    lines.append("Relevant documents found (sum over topics) with the same budget of judgments per topic:\n")
-    lines.append("| judgments per topic | total judgments | " + " | ".join(columns) + " |")
-    lines.append("|---:|---:|" + "---:|" * len(columns))
-    for b in budgets:
-        per_topic = {q: min(b, n) for q, n in sizes.items()}
-        cells = [np.mean([found_at(c, per_topic) for c in curves[col]]) for col in columns]
-        lines.append(f"| {b} | {sum(per_topic.values()):,} | " + " | ".join(f"{x:,.0f}" for x in cells) + " |")
-    lines.append("\nAt the size of each depth-k pool (every topic gets as many judgments as its depth-k pool):\n")
-    lines.append("| k | total judgments | " + " | ".join(columns) + " |")
-    lines.append("|---:|---:|" + "---:|" * len(columns))
-    for k in (1, 2, 3, 5, 7, 10, 20, 30, 50):
+    lines = [f"### {label}\n", note + "\n",
+             f"{len(runs)} runs, {len(sizes)} topics; candidates (depth-{depth} pool): {len(candidates):,} "
+             f"documents, {judged:,} of them judged, {total_rel:,} relevant. Adaptive strategies: mean of "
+             f"{seeds} seeds.\n",
+             "Relevant documents found when every topic gets as many judgments as its depth-k pool:\n",
+             "| k | judgments | " + " | ".join(columns) + " |",
+             "|---:|---:|" + "---:|" * len(columns)]
+    below: dict[str, list[str]] = {c: [] for c in CHECKED}
+    worst_seed: dict[str, list[str]] = {c: [] for c in CHECKED}
+    decimals = 1 if total_rel < 1000 else 0  # small collections: show the fractions the seeds average to
+    for k in KS:
         if k > depth:
             continue
         per_topic = candidates[candidates["min_depth"] <= k].groupby("qid").size().to_dict()
-        cells = [np.mean([found_at(c, per_topic) for c in curves[col]]) for col in columns]
-        lines.append(f"| {k} | {sum(per_topic.values()):,} | " + " | ".join(f"{x:,.0f}" for x in cells) + " |")
+        found = {c: [found_at(curve, per_topic) for curve in curves[c]] for c in columns}
+        mean = {c: float(np.mean(v)) for c, v in found.items()}
+        lines.append(f"| {k} | {sum(per_topic.values()):,} | "
+                     + " | ".join(f"{mean[c]:,.{decimals}f}" for c in columns) + " |")
+        for c in CHECKED:
+            if mean[c] < mean["depth"]:
+                below[c].append(f"k={k} ({mean[c]:,.1f} < {mean['depth']:,.0f})")
+            if min(found[c]) < found["depth"][0]:
+                worst_seed[c].append(f"k={k} (seed min {min(found[c]):,})")
     lines.append("")
-    lines.append(sampling_table(runs, grades, depth=depth, total_rel=total_rel, relevant_from=relevant_from))
-    lines.append(f"\n({time.perf_counter() - started:.1f} s)\n")
+    for c in CHECKED:
+        verdict = "yes" if not below[c] else "NO: " + ", ".join(below[c])
+        seeds_note = "" if not worst_seed[c] else f" (single seeds below depth-k at {', '.join(worst_seed[c])})"
+        lines.append(f"- {c} >= depth-k at every k (mean of seeds): {verdict}{seeds_note}")
+    lines.append("")
+    if sampling:
+        lines.append(sampling_table(runs, grades, depth=depth, total_rel=total_rel, relevant_from=relevant_from))
+    lines.append(f"({time.perf_counter() - started:.1f} s)\n")
     return "\n".join(lines)
 
 
@@ -171,7 +222,7 @@ def sampling_table(runs, grades, *, depth, total_rel, relevant_from, repeats=10)
         estimates, judged, found, first = [], [], [], None
         for seed in range(repeats):
             entries = stratified_pool(runs, strata, seed=seed).entries
-            relevant = [grades.get((q, d), 0) >= relevant_from
+            relevant = [grades.get((str(q), str(d)), 0) >= relevant_from
                         for q, d in zip(entries["qid"], entries["docno"], strict=True)]
             est = estimate_relevant(entries.assign(relevant=relevant))
             estimates.append(est.total)
@@ -180,66 +231,126 @@ def sampling_table(runs, grades, *, depth, total_rel, relevant_from, repeats=10)
             first = first or est
         lines.append(f"| {rate:g} | {np.mean(judged):,.0f} | {np.mean(found):,.0f} | {first.total:,.0f} | "
                      f"{first.ci_low:,.0f}-{first.ci_high:,.0f} | {np.mean(estimates):,.0f} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 def check_nist(runs, qrels, *, depth, expected) -> tuple[bool, str]:
     pool = depth_pool(runs, depth)
     pairs = pool.pairs()
-    judged = pd.MultiIndex.from_arrays([pairs["qid"], pairs["docno"]]).isin(
-        pd.MultiIndex.from_arrays([qrels["qid"], qrels["docno"]]))
+    judged = _pairs(pairs).isin(_pairs(qrels))
     ok = len(pairs) == expected and judged.all()
     return ok, (f"NIST pool check: depth-{depth} pool over the {len(runs)} contributing runs = {len(pairs):,} "
                 f"(topic, document) pairs (expected {expected:,}); {int(judged.sum()):,} of them judged in the "
                 f"qrels -> {'OK' if ok else 'MISMATCH'}")
 
 
+CONDENSED_NOTE = ("Faithful protocol (main table): every run restricted to the documents the qrels judge for "
+                  "the topic (condensed lists, order kept), cut at depth {depth}; every candidate has a "
+                  "real judgment, as in Losada et al.'s setting (TREC-5 to 8 runs cut at their fully "
+                  "judged depth-100 pools).")
+POOL_DEPTH_NOTE = ("Literal protocol: the raw runs cut at NIST's pool depth {depth}, so the candidates are "
+                   "exactly the official pool, every one judged (as the papers cut runs at the depth-100 "
+                   "pool); budgets stop at k = {depth}.")
+RAW_NOTE = ("Secondary table, not the papers' protocol: the raw runs cut at depth {depth}; a document the "
+            "qrels do not contain counts as non-relevant. NIST judged this collection's depth-7 pool (and "
+            "some more), so below depth 7 most documents are unjudged: a strategy that leaves the top ranks "
+            "early is charged for documents nobody judged, and depth-k, which stays in the judged top "
+            "ranks, is favoured.")
+DEMO_NOTE = ("Papers' protocol as it stands: the demo's 5 contributing runs cut at the demo pool depth "
+             "{depth}; the organizer judged that whole pool on topics 7-30.")
+
+
+def collection_covid(args, out: list[str]) -> int:
+    if not args.runs.is_dir():
+        out.append(f"(no TREC-COVID data at {args.runs}: skipped)\n")
+        return 0
+    leaderboard = args.leaderboard or COVID / "leaderboard.csv"
+    return run_collection(args, out, label="TREC-COVID round 2", runs_dir=args.runs, qrels_path=args.qrels,
+                          leaderboard=leaderboard, check=True)
+
+
+def run_collection(args, out, *, label, runs_dir, qrels_path, leaderboard, check) -> int:
+    only = None
+    if leaderboard is not None and not args.all_runs:
+        board = pd.read_csv(leaderboard)
+        only = board.loc[board["contributed judgments"].astype(str).str.strip().str.lower() == "yes", "tag"] \
+            .astype(str).tolist()
+    runs = load_runs(runs_dir, only)
+    qrels = read_qrels(qrels_path)
+    runs = only_topics(runs, qrels["qid"].unique())
+    out.append(f"## Pooling simulation: {label} ({runs_dir})\n")
+    status = 0
+    if check:
+        ok, message = check_nist(runs, qrels, depth=args.nist_depth, expected=args.nist_pool_size)
+        out.append(message + "\n")
+        status = 0 if ok else 1
+    common = {"seeds": args.seeds, "relevant_from": args.relevant_from}
+    out.append(simulate(condense(runs, qrels), qrels, depth=args.depth, label=f"{label}: condensed runs",
+                        note=CONDENSED_NOTE.format(depth=args.depth), sampling=True, **common))
+    if check:
+        out.append(simulate(runs, qrels, depth=args.nist_depth, label=f"{label}: runs cut at the pool depth",
+                            note=POOL_DEPTH_NOTE.format(depth=args.nist_depth), **common))
+    if not args.no_raw:
+        out.append(simulate(runs, qrels, depth=args.depth, label=f"{label}: raw runs",
+                            note=RAW_NOTE.format(depth=args.depth), **common))
+    return status
+
+
+def collection_demo(args, out: list[str]) -> int:
+    from workbench.demo import build_demo_files
+    from workbench.demo.judgments import JUDGED_TOPICS, JUDGMENTS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = build_demo_files(Path(tmp))
+        runs = {}
+        for run in files.runs:
+            if run.tag != DEMO_LATE_RUN:
+                tag, frame = read_run(run.path)
+                runs[tag] = frame
+    qrels = pd.DataFrame([(qid, "0", docno, grade) for qid, docs in JUDGMENTS.items()
+                          for docno, grade in docs.items()], columns=["qid", "iter", "docno", "relevance"])
+    runs = only_topics(runs, JUDGED_TOPICS)
+    out.append("## Pooling simulation: the demo collection (workbench.demo)\n")
+    out.append(simulate(runs, qrels, depth=DEMO_DEPTH, seeds=max(args.seeds, DEMO_SEEDS), relevant_from=args.relevant_from,
+                        label="Demo: runs cut at the pool depth", note=DEMO_NOTE.format(depth=DEMO_DEPTH)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=Path, default=COVID / "runs", help="directory of run files")
-    parser.add_argument("--qrels", type=Path, default=COVID / "qrels.covid-round2.txt")
+    parser.add_argument("--collection", choices=["all", "covid", "demo"], default="all",
+                        help="which of the built-in collections to simulate (default: both)")
+    parser.add_argument("--runs", type=Path, default=None, help="directory of run files (another collection)")
+    parser.add_argument("--qrels", type=Path, default=None)
     parser.add_argument("--leaderboard", type=Path, default=None,
-                        help="CSV with tag and 'contributed judgments' columns (default: TREC-COVID's when "
-                             "--runs is the default)")
+                        help="CSV with tag and 'contributed judgments' columns (default: TREC-COVID's for "
+                             "TREC-COVID)")
     parser.add_argument("--all-runs", action="store_true", help="ignore the leaderboard: every run contributes")
     parser.add_argument("--depth", type=int, default=100, help="candidate depth (default 100)")
-    parser.add_argument("--budgets", default="10,20,50,100,200,300", help="judgments per topic")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5, help="seeds for the adaptive strategies (default 5; "
+                        f"at least {DEMO_SEEDS} on the demo, which is small and quick)")
     parser.add_argument("--relevant-from", type=int, default=1)
-    parser.add_argument("--condensed", action="store_true", help="also simulate on condensed runs")
-    parser.add_argument("--check-nist", action="store_true", help="verify NIST's depth-7 pool size")
+    parser.add_argument("--no-raw", action="store_true", help="leave out the raw-runs table")
+    parser.add_argument("--check-nist", action="store_true",
+                        help="with --runs: verify that the depth --nist-depth pool has --nist-pool-size pairs, all "
+                             "judged, and add the table of runs cut at that depth (always done for TREC-COVID)")
     parser.add_argument("--nist-depth", type=int, default=7)
     parser.add_argument("--nist-pool-size", type=int, default=5961)
     parser.add_argument("-o", "--output", type=Path, help="also write the markdown here")
     args = parser.parse_args(argv)
-    default_data = args.runs == COVID / "runs"
-    if default_data:
-        if not args.runs.is_dir():
-            print(f"no data at {args.runs}: give --runs DIR --qrels FILE", file=sys.stderr)
-            return 0
-        args.leaderboard = args.leaderboard or COVID / "leaderboard.csv"
-        args.check_nist = True
-        args.condensed = True
-    only = None
-    if args.leaderboard is not None and not args.all_runs:
-        board = pd.read_csv(args.leaderboard)
-        only = board.loc[board["contributed judgments"].astype(str).str.strip().str.lower() == "yes", "tag"] \
-            .astype(str).tolist()
-    runs = load_runs(args.runs, only)
-    qrels = read_qrels(args.qrels)
-    budgets = [int(b) for b in args.budgets.split(",")]
-    out = [f"## Pooling simulation: {args.runs}\n"]
+    out: list[str] = []
     status = 0
-    if args.check_nist:
-        ok, message = check_nist(runs, qrels, depth=args.nist_depth, expected=args.nist_pool_size)
-        out.append(message + "\n")
-        status = 0 if ok else 1
-    out.append(simulate(runs, qrels, depth=args.depth, budgets=budgets, seeds=args.seeds,
-                        relevant_from=args.relevant_from, label="Unjudged documents count as non-relevant"))
-    if args.condensed:
-        out.append(simulate(condense(runs, qrels), qrels, depth=args.depth, budgets=budgets, seeds=args.seeds,
-                            relevant_from=args.relevant_from,
-                            label="Condensed runs (unjudged documents removed before pooling)"))
+    if args.runs is not None:
+        if args.qrels is None:
+            parser.error("--runs needs --qrels")
+        status = run_collection(args, out, label=args.runs.name, runs_dir=args.runs, qrels_path=args.qrels,
+                                leaderboard=args.leaderboard, check=args.check_nist)
+    else:
+        args.runs, args.qrels = COVID / "runs", args.qrels or COVID / "qrels.covid-round2.txt"
+        if args.collection in ("all", "covid"):
+            status = collection_covid(args, out)
+        if args.collection in ("all", "demo"):
+            status = max(status, collection_demo(args, out))
     text = "\n".join(out)
     print(text)
     if args.output:
