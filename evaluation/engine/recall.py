@@ -153,6 +153,8 @@ def depth_curves(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: in
     relevant = (best["rel"].fillna(-1).to_numpy() >= relevant_from)
     first_unjudged = best[~judged].groupby("qid")["rank"].min()
     deepest = best.groupby("qid")["rank"].max()
+    positions = best.groupby("qid", sort=False).indices  # qid -> rows of best (no scan per topic)
+    rank_of = best["rank"].to_numpy()
     rows = []
     for qid in known.index:
         r_known = int(known[qid])
@@ -160,17 +162,17 @@ def depth_curves(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: in
             rows.append(_known_only(qid, r_known, "no contributing run retrieved this topic"))
             continue
         complete = int(first_unjudged[qid]) - 1 if qid in first_unjudged.index else int(deepest[qid])
-        in_topic = (best["qid"] == qid).to_numpy()
+        in_topic = positions[qid]
         if complete < 2:
             rows.append(_known_only(qid, r_known, f"complete depth {complete} < 2: nothing to fit"))
             continue
-        ranks = best["rank"].to_numpy()[in_topic & relevant]
+        ranks = rank_of[in_topic[relevant[in_topic]]]
         counts = np.bincount(ranks[ranks <= complete], minlength=complete + 1)[1:]
         if counts.sum() == 0:
             rows.append(_known_only(qid, r_known, f"no relevant document within the complete depth {complete}"))
             continue
         m = max(int(run_depth[qid]) if run_depth is not None and qid in run_depth else int(deepest[qid]), complete)
-        all_ranks = best["rank"].to_numpy()[in_topic]
+        all_ranks = rank_of[in_topic]
         added = np.bincount(all_ranks, minlength=int(deepest[qid]) + 1)[1:].astype(np.float64)
         if m > added.size:  # below the ranks given: as many new documents per depth as in the last ten
             added = np.concatenate([added, np.full(m - added.size, added[-10:].mean())])
