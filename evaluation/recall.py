@@ -138,6 +138,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     return rows, scores, source
 
 
+@services.reads
 def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
                   qrels_policy: str = "adjudicated", assessor: str | None = None,
                   depth: int | None = None) -> LeaveOneOut:
@@ -197,6 +198,7 @@ def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
 RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth", "note"]
 
 
+@services.reads
 def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
                      confidence: float = 0.95, cap: int = 100) -> pd.DataFrame:
     """Per qrels topic: known relevant documents and an estimate of how many there are, with its method and
@@ -246,6 +248,7 @@ def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd
     return out.set_index("qid").loc[order].reset_index()
 
 
+@services.reads
 def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = "adjudicated",
                assessor: str | None = None) -> pd.DataFrame:
     """Per run: relevant documents retrieved (within 1000) and recall, the mean over topics of
@@ -272,6 +275,7 @@ def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_p
 
 
 # ------------------------------------------------------------------------- assessors and rankings
+@services.reads
 def assessor_ranking_agreement(collection: Collection, *, measure: str = "map") -> pd.DataFrame:
     """For every pair of assessors who judged some topics in common: Kendall's tau-b and tau_ap
     (:func:`judging.agreement.ranking_correlation`, the first assessor as reference) between the run

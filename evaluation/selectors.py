@@ -157,6 +157,7 @@ def _adjust(p_values: np.ndarray, correction: str) -> np.ndarray:
     raise EvaluationError(f"unknown correction {correction!r}; choose holm, bonferroni or none")
 
 
+@services.reads
 def leaderboard(collection: Collection, *, measures: Sequence[str] | None = None, tags: Sequence[str] | None = None,
                 qrels_policy: str = "adjudicated", assessor: str | None = None, judged_threshold: float = 0.8,
                 test: str = "t", correction: str = "holm", alpha: float = 0.05) -> Leaderboard:
@@ -242,6 +243,7 @@ def _one_name(measure: str) -> str:
     return names[0]
 
 
+@services.reads
 def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = "adjudicated",
                assessor: str | None = None) -> pd.DataFrame:
     """The TREC participant report: per topic, the run's score against the best, median and worst of all runs.
@@ -264,6 +266,7 @@ def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_
     return out
 
 
+@services.reads
 def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | None = None,
                  qrels_policy: str = "adjudicated", assessor: str | None = None,
                  depths: Sequence[int] = (1, 5, 10, 20, 50, 100)) -> dict:
@@ -310,6 +313,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
             "recall": estimate.iloc[0].to_dict() if len(estimate) else None}
 
 
+@services.reads
 def significance_matrix(collection: Collection, *, measure: str = "map", test: str = "t", correction: str = "holm",
                         tags: Sequence[str] | None = None, qrels_policy: str = "adjudicated",
                         assessor: str | None = None, alpha: float = 0.05) -> pd.DataFrame:
@@ -348,6 +352,7 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
     return services.cached(key, compute)
 
 
+@services.reads
 def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = "adjudicated",
               assessor: str | None = None) -> pd.DataFrame:
     """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall``, averaged over

@@ -16,6 +16,8 @@ four small queries; everything else is computed once per version (LRU, thread-sa
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import threading
 from collections import OrderedDict
@@ -79,7 +81,47 @@ def cached(key: Hashable, compute: Callable[[], object]):
     return cache.get_or_compute(key, compute)
 
 
+_pinned: contextvars.ContextVar[dict | None] = contextvars.ContextVar("pinned_versions", default=None)
+
+
+@contextlib.contextmanager
+def one_version():
+    """Within the block, each collection's version is read once: every read of a page (or of one
+    selector, which calls several cached steps) sees one state of the collection, and the four queries
+    of :func:`version` are paid once rather than per step. For reads only: a write inside the block
+    would not be seen. Nested blocks share the outermost's versions."""
+    if _pinned.get() is not None:
+        yield
+        return
+    token = _pinned.set({})
+    try:
+        yield
+    finally:
+        _pinned.reset(token)
+
+
+def reads(function):
+    """Decorator for read-only selectors: the whole call sees one version (:func:`one_version`)."""
+
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        with one_version():
+            return function(*args, **kwargs)
+
+    return wrapped
+
+
 def version(collection: Collection) -> tuple:
+    pinned = _pinned.get()
+    if pinned is not None and collection.pk in pinned:
+        return pinned[collection.pk]
+    key = _read_version(collection)
+    if pinned is not None:
+        pinned[collection.pk] = key
+    return key
+
+
+def _read_version(collection: Collection) -> tuple:
     judgments = Judgment.objects.filter(collection=collection).aggregate(n=Count("id"), last=Max("id"))
     runs = tuple(Run.objects.filter(collection=collection).order_by("tag")
                  .values_list("id", "tag", "sha256", "team", "contributes"))

@@ -104,6 +104,25 @@ def test_a_second_request_reuses_the_computed_leaderboard(track, django_assert_m
     assert again is first
 
 
+def test_a_cold_report_reads_the_collection_version_once(track):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        selectors.leave_one_out(track)
+    versions = [q for q in queries.captured_queries if 'MAX("judging_judgment"."id")' in q["sql"]]
+    assert len(versions) == 1, "one state of the collection for the whole call"
+
+
+def test_a_judgment_after_a_call_is_seen_by_the_next_call(track, tmp_path):
+    selectors.leave_one_out(track)
+    before = selectors.leaderboard(track, measures=["map"])
+    run("import_qrels", "robust", write_qrels(tmp_path / "more.txt", {**QRELS, ("301", "c"): 1}),
+        "--assessor", "nist")
+    after = selectors.leaderboard(track, measures=["map"])
+    assert after is not before  # the version is pinned within a call only
+
+
 def test_run_report_compares_each_topic_with_the_best_median_and_worst(track):
     report = selectors.run_report(track, "alpha", measure="map")
     row = report.set_index("qid").loc["301"]
