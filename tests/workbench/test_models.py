@@ -69,3 +69,21 @@ def test_runs_stored_as_parquet_by_earlier_versions_still_decode():
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old, compression="zstd")
     assert runstore.decode(old.getvalue())["docno"].tolist() == ["a", "b", "c"]
     assert runstore.decode(runstore.encode(frame))["docno"].tolist() == ["a", "b", "c"]
+
+
+def test_a_decoded_run_is_the_frame_pyarrow_would_give():
+    import io
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.feather as feather
+
+    frame = pd.DataFrame({"qid": ["10", "2", "10", "2"], "docno": ["d9", "d1", "d3", "d2"],
+                          "rank": [1, 1, 2, 2], "score": [3.5, 9.0, 1.25, -2.0]})
+    blob = runstore.encode(frame)
+    expected = feather.read_table(pa.BufferReader(io.BytesIO(blob).getvalue())).to_pandas()
+    expected["qid"] = expected["qid"].astype("category")
+    decoded = runstore.decode(blob)
+    pd.testing.assert_frame_equal(decoded, expected)
+    assert decoded["qid"].cat.categories.tolist() == ["10", "2"]  # the categories stored with the run
+    assert decoded["docno"].tolist() == ["d9", "d3", "d1", "d2"]   # canonical order: score descending
