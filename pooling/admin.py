@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from pooling.models import Pool, PoolEntry
+from pooling.models import Pool, PoolEntry, PoolProvenance
 
 
 @admin.register(Pool)
@@ -17,3 +17,18 @@ class PoolEntryAdmin(admin.ModelAdmin):
     search_fields = ["docno", "topic__qid"]
     list_select_related = ["pool__collection", "topic"]
     show_full_result_count = False
+
+
+@admin.register(PoolProvenance)
+class PoolProvenanceAdmin(admin.ModelAdmin):
+    """Which builds stored provenance, and how much; the tables themselves are read by pool_stats and
+    the evaluation pages."""
+
+    list_display = ["pool", "round", "rows"]
+    list_filter = ["pool"]
+    fields = ["pool", "round", "rows"]
+    readonly_fields = ["pool", "round", "rows"]
+    list_select_related = ["pool__collection"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,7 +1,10 @@
 """Judgment pools: which (topic, document) pairs are judged, in what order, and why.
 
-Provenance (which run retrieved a pooled document at which rank) is kept on each entry and is
-for organizers only: nothing an assessor sees is derived from it.
+Provenance (which run retrieved a pooled document at which rank) is for organizers only: nothing an
+assessor sees is derived from it. A build or extension stores the provenance of the entries it adds as
+one columnar table (:class:`PoolProvenance`, see ``pooling.provenance``); entries added one at a time
+(adaptive pools) and entries of pools built before that keep theirs on the entry
+(``PoolEntry.provenance``). Read both through ``pooling.selectors.pool_entries``.
 """
 
 from __future__ import annotations
@@ -44,8 +47,14 @@ class Pool(models.Model):
 
 
 class PoolEntry(models.Model):
-    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="entries")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_entries")
+    # A pool build writes 100,000s of entries at once, so an entry costs as little to write as it can: the
+    # unique constraint (pool, topic, docno) is the only index besides the primary key, and the foreign
+    # keys are not checked by the database row by row (on PostgreSQL that check took longer than
+    # writing the rows). Django still deletes a pool's or a topic's entries with it (on_delete).
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="entries", db_index=False,
+                             db_constraint=False)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_entries", db_index=False,
+                              db_constraint=False)
     docno = models.CharField(max_length=200)
     judging_order = models.PositiveIntegerField(help_text="Position in the assessors' queue for the topic.")
     pool_rank = models.PositiveIntegerField(help_text="Position in the strategy's own order for the topic.")
@@ -54,7 +63,10 @@ class PoolEntry(models.Model):
     inclusion_probability = models.FloatField(default=1.0)
     stratum = models.PositiveIntegerField(null=True, blank=True)
     round = models.PositiveIntegerField(default=1, help_text="Build or extension that added the entry.")
-    provenance = models.JSONField(default=dict, blank=True, help_text="Run tag -> rank (1-based).")
+    provenance = models.JSONField(
+        null=True, blank=True, default=None,
+        help_text="Run tag -> rank (1-based), for entries added one at a time; builds store theirs in "
+                  "PoolProvenance.")
 
     class Meta:
         ordering = ["pool", "topic", "judging_order"]
@@ -64,7 +76,24 @@ class PoolEntry(models.Model):
                 condition=models.Q(inclusion_probability__gt=0) & models.Q(inclusion_probability__lte=1),
                 name="poolentry_probability_range"),
         ]
-        indexes = [models.Index(fields=["pool", "topic", "judging_order"], name="poolentry_queue")]
 
     def __str__(self) -> str:
         return f"{self.topic.qid} {self.docno}"
+
+
+class PoolProvenance(models.Model):
+    """The provenance of the entries one build or extension (``round``) added: which contributing run
+    retrieved each pooled document at which rank, as one Arrow table (qid, docno, tag, rank)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="provenance_tables")
+    round = models.PositiveIntegerField()
+    rows = models.PositiveIntegerField(default=0, help_text="(document, run) pairs in the table.")
+    table = models.BinaryField()  # Arrow IPC (LZ4) bytes; see pooling.provenance
+
+    class Meta:
+        ordering = ["pool", "round"]
+        verbose_name_plural = "pool provenance"
+        constraints = [models.UniqueConstraint(fields=["pool", "round"], name="poolprovenance_unique_round")]
+
+    def __str__(self) -> str:
+        return f"{self.pool} round {self.round}"

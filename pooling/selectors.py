@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from pooling import provenance as provenance_store
 from pooling import strategies as S
-from pooling.models import Pool, PoolEntry
+from pooling.models import Pool, PoolEntry, PoolProvenance
 from workbench.models import Collection
 
 
@@ -28,17 +29,34 @@ def pool_pairs(pool: Pool) -> pd.DataFrame:
 
 def pool_entries(pool: Pool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(entries, provenance): entries with qid, docno, pool_rank, min_depth, judging_order,
-    inclusion_probability, stratum, round; provenance long as qid, docno, tag, rank."""
-    rows = list(PoolEntry.objects.filter(pool=pool).values_list(
-        "topic__qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
-        "round", "provenance"))
+    inclusion_probability, stratum, round; provenance long as qid, docno, tag, rank (for organizers
+    only: never show it to assessors)."""
+    columns = ["qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
+               "round"]
     entries = pd.DataFrame.from_records(
-        [r[:-1] for r in rows],
-        columns=["qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
-                 "round"])
-    prov = [(q, d, tag, rank) for q, d, *_, p in rows for tag, rank in (p or {}).items()]
-    provenance = pd.DataFrame.from_records(prov, columns=["qid", "docno", "tag", "rank"])
-    return entries, provenance
+        # ordered as the model orders entries, without the joins its ordering implies (pool, collection)
+        list(PoolEntry.objects.filter(pool=pool).order_by("topic__qid", "judging_order").values_list(
+            "topic__qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
+            "round")),
+        columns=columns)
+    return entries, pool_provenance(pool)
+
+
+def pool_provenance(pool: Pool) -> pd.DataFrame:
+    """qid, docno, tag, rank for every pooled document and every run that retrieved it within the pool's
+    depth: the columnar tables of the builds, then what entries added one at a time carry."""
+    parts = [provenance_store.decode(blob) for blob in
+             PoolProvenance.objects.filter(pool=pool).order_by("round").values_list("table", flat=True)]
+    single = [(qid, docno, tag, rank)
+              for qid, docno, by_tag in PoolEntry.objects.filter(pool=pool, provenance__isnull=False)
+              .values_list("topic__qid", "docno", "provenance")
+              for tag, rank in (by_tag or {}).items()]
+    if single:
+        parts.append(pd.DataFrame.from_records(single, columns=provenance_store.COLUMNS).astype(
+            {"qid": "str", "docno": "str", "tag": "str", "rank": "int64"}))
+    if not parts:
+        return provenance_store.empty()
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
 def pool_statistics(pool: Pool, qrels: pd.DataFrame | None = None) -> dict:

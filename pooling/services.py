@@ -7,18 +7,24 @@ every judgment that exists.
 
 from __future__ import annotations
 
-import json
+import itertools
+import sqlite3
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from threading import Lock
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
 from django.db import connection, transaction
 from django.db.models import Max
 
+from pooling import provenance as provenance_store
 from pooling import strategies as S
-from pooling.models import Pool, PoolEntry
+from pooling.models import Pool, PoolEntry, PoolProvenance
+from pooling.selectors import pool_provenance
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -38,6 +44,7 @@ class PoolBuildSummary:
     topics: int
     runs: list[str]
     round: int
+    timings: dict[str, float] = field(default_factory=dict)  # seconds spent: "read runs", "pool", "write"
 
 
 def _runs_for(collection: Collection, tags: Sequence[str] | None):
@@ -73,55 +80,135 @@ def _strategy_result(strategy: str, frames, *, depth, budget, total_budget, seed
     raise PoolRefused(f"unknown strategy {strategy!r} ({', '.join(FIXED + ADAPTIVE)})")
 
 
-def _write_entries(pool: Pool, result: S.PoolResult, *, round_no: int) -> int:
-    existing = pd.DataFrame.from_records(
-        list(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")), columns=["qid", "docno"])
-    fresh = S.new_entries(existing, result) if len(existing) else result
+def _write_entries(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bool) -> tuple[int, int]:
+    """Write the entries of ``result`` that the pool does not hold yet (all of them for a new pool),
+    queued after the existing ones, and their provenance as one columnar table. Returns (entries
+    written, topics they are on)."""
+    if new_pool:
+        fresh, start, rank_offset, provenance = result, {}, {}, result.provenance
+    else:
+        existing = pd.DataFrame.from_records(
+            list(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")), columns=["qid", "docno"])
+        fresh = S.new_entries(existing, result) if len(existing) else result
+        per_topic = (PoolEntry.objects.filter(pool=pool).values("topic__qid")
+                     .annotate(order=Max("judging_order"), rank=Max("pool_rank"))
+                     .values_list("topic__qid", "order", "rank"))
+        start = {q: order for q, order, _ in per_topic}
+        rank_offset = {q: rank for q, _, rank in per_topic}
+        # a deeper or wider round also finds runs that retrieved documents pooled before: keep those too
+        provenance = _not_stored(pool, result.provenance)
+    if len(provenance):
+        _store_provenance(pool, round_no, provenance)
     if fresh.entries.empty:
-        return 0
-    start = dict(PoolEntry.objects.filter(pool=pool).values("topic__qid").annotate(m=Max("judging_order"))
-                 .values_list("topic__qid", "m"))
+        return 0, 0
     ordered = S.assign_judging_order(fresh.entries, order=pool.order, seed=pool.seed, start=start)
-    topics = dict(pool.collection.topics.values_list("qid", "pk"))
-    missing = sorted(set(ordered["qid"].astype(str)) - set(topics), key=lambda q: (len(q), q))
+    codes, qids = pd.factorize(ordered["qid"], sort=False)
+    qids = [str(q) for q in np.asarray(qids)]
+    topics = dict(pool.collection.topics.filter(qid__in=qids).values_list("qid", "pk"))
+    missing = sorted(set(qids) - set(topics), key=lambda q: (len(q), q))
     if missing:
         raise PoolRefused(f"runs name topics that are not in collection {pool.collection.slug!r}: "
                           f"{', '.join(missing[:10])}")
-    provenance = fresh.provenance_dicts()
-    rank_offset = dict(PoolEntry.objects.filter(pool=pool).values("topic__qid").annotate(m=Max("pool_rank"))
-                       .values_list("topic__qid", "m"))
-    rows = [
-        (pool.pk, topics[qid], docno, int(order), int(pool_rank) + rank_offset.get(qid, 0), int(min_depth),
-         float(prob), None if stratum is None else int(stratum), round_no,
-         json.dumps(provenance.get((qid, docno), {}), separators=(",", ":")))
-        for qid, docno, pool_rank, min_depth, stratum, prob, order in zip(
-            ordered["qid"].astype(str), ordered["docno"].astype(str), ordered["pool_rank"].to_numpy(),
-            ordered["min_depth"].to_numpy(), ordered["stratum"].to_numpy(dtype=object, na_value=None),
-            ordered["inclusion_probability"].to_numpy(), ordered["judging_order"].to_numpy(), strict=True)
-    ]
-    _insert_entries(rows)
-    return len(rows)
+    topic_ids = np.array([topics[q] for q in qids], dtype=np.int64)[codes]
+    # rows go in the order of the unique index (pool, topic, docno): appended at its end, not scattered
+    # through it (a sixth less work for PostgreSQL); the queue is judging_order, not the row id
+    by_index = np.lexsort((pd.factorize(ordered["docno"], sort=True)[0], topic_ids))
+    columns = {
+        "topic": topic_ids[by_index],
+        "docno": ordered["docno"].take(by_index).reset_index(drop=True),
+        "judging_order": ordered["judging_order"].to_numpy(dtype=np.int64)[by_index],
+        "pool_rank": (ordered["pool_rank"].to_numpy(dtype=np.int64)
+                      + np.array([rank_offset.get(q, 0) for q in qids], dtype=np.int64)[codes])[by_index],
+        "min_depth": ordered["min_depth"].to_numpy(dtype=np.int64)[by_index],
+        "inclusion_probability": ordered["inclusion_probability"].to_numpy(dtype=np.float64)[by_index],
+        "stratum": pd.array(ordered["stratum"].array, dtype="Int64").take(by_index),
+    }
+    _insert_entries(pool.pk, round_no, columns)
+    return len(ordered), len(qids)
 
 
-_ENTRY_FIELDS = ["pool", "topic", "docno", "judging_order", "pool_rank", "min_depth", "inclusion_probability",
-                 "stratum", "round", "provenance"]
+def _store_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame) -> None:
+    """One PoolProvenance row. On PostgreSQL the table (megabytes at depth 100) goes by a binary COPY:
+    as a query parameter it would travel hex-encoded, twice the bytes and five times the time."""
+    blob = provenance_store.encode(provenance)
+    if connection.vendor != "postgresql":
+        PoolProvenance.objects.create(pool=pool, round=round_no, rows=len(provenance), table=blob)
+        return
+    meta = PoolProvenance._meta
+    quoted = ", ".join(connection.ops.quote_name(meta.get_field(name).column)
+                       for name in ("pool", "round", "rows", "table"))
+    with connection.cursor() as cursor, cursor.cursor.copy(
+            f"COPY {connection.ops.quote_name(meta.db_table)} ({quoted}) FROM STDIN WITH (FORMAT binary)") as copy:
+        copy.set_types(["int8", "int4", "int4", "bytea"])  # bigint pool id, integer round and rows
+        copy.write_row((pool.pk, round_no, len(provenance), blob))
 
 
-def _insert_entries(rows: list[tuple]) -> None:
-    """Insert pool entries in bulk without building a model instance per row: COPY on PostgreSQL,
-    executemany elsewhere. A pool of 100,000 documents is written in about a second."""
+def _not_stored(pool: Pool, provenance: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``provenance`` whose (qid, docno, tag) the pool does not record yet."""
+    stored = pool_provenance(pool)
+    if stored.empty or provenance.empty:
+        return provenance
+
+    def keys(frame: pd.DataFrame) -> pd.MultiIndex:
+        return pd.MultiIndex.from_arrays([frame[c].astype(str) for c in ("qid", "docno", "tag")])
+
+    return provenance[~keys(provenance).isin(keys(stored))].reset_index(drop=True)
+
+
+_ENTRY_FIELDS = ["pool", "round", "topic", "docno", "judging_order", "pool_rank", "min_depth",
+                 "inclusion_probability", "stratum"]
+
+
+def _insert_entries(pool_id: int, round_no: int, columns: Mapping[str, object]) -> None:
+    """Insert pool entries in bulk, without a model instance per row: on PostgreSQL one COPY of CSV
+    text written by pyarrow; elsewhere INSERTs of a few hundred rows each (one row per statement costs
+    twice as much on SQLite: 0.7 s against 0.3 s for 116,000 entries)."""
     meta = PoolEntry._meta
     table = connection.ops.quote_name(meta.db_table)
-    columns = [meta.get_field(name).column for name in _ENTRY_FIELDS]
-    quoted = ", ".join(connection.ops.quote_name(c) for c in columns)
+    quoted = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in _ENTRY_FIELDS)
+    n = len(columns["judging_order"])
+    if connection.vendor == "postgresql":
+        _pg_copy(f"COPY {table} ({quoted}) FROM STDIN WITH (FORMAT csv)", pa.table({
+            "pool": pa.array(np.full(n, pool_id, dtype=np.int64)),
+            "round": pa.array(np.full(n, round_no, dtype=np.int64)),
+            **{name: pa.array(columns[name]) for name in _ENTRY_FIELDS[2:]},
+        }))
+        return
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({quoted}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            marks = ", ".join(["%s"] * len(columns))
-            cursor.executemany(f"INSERT INTO {table} ({quoted}) VALUES ({marks})", rows)
+        # pool and round are the same for every row: written in the statement (integers), not bound
+        values = list(itertools.chain.from_iterable(zip(
+            *(columns[name].tolist() for name in _ENTRY_FIELDS[2:-1]),
+            columns["stratum"].to_numpy(dtype=object, na_value=None).tolist(), strict=True)))
+        width = len(_ENTRY_FIELDS) - 2
+        per_statement = max(1, min(500, _max_query_params() // width))
+
+        def statement(rows: int) -> str:
+            row = f"({int(pool_id)}, {int(round_no)}, {', '.join(['%s'] * width)})"
+            return f"INSERT INTO {table} ({quoted}) VALUES {', '.join([row] * rows)}"
+
+        full = n // per_statement
+        if full:
+            step = per_statement * width
+            cursor.executemany(statement(per_statement), (values[i * step:(i + 1) * step] for i in range(full)))
+        if n % per_statement:
+            cursor.execute(statement(n % per_statement), values[full * per_statement * width:])
+
+
+def _pg_copy(sql: str, data: pa.Table) -> None:
+    sink = pa.BufferOutputStream()
+    pa_csv.write_csv(data, sink, pa_csv.WriteOptions(include_header=False))
+    payload = sink.getvalue()
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        copy.write(payload)
+
+
+def _max_query_params() -> int:
+    """Parameters one statement may bind: SQLite's own limit (32,766 since 3.32) when it tells,
+    else what Django assumes."""
+    getlimit = getattr(connection.connection, "getlimit", None)
+    if connection.vendor == "sqlite" and getlimit is not None:
+        return int(getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER))
+    return int(connection.features.max_query_params or 999)
 
 
 @transaction.atomic
@@ -135,14 +222,17 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     maxmean, bandit) write each topic's first document now and the next ones as judgments arrive
     (:func:`pool_advance`).
     """
+    clock = time.perf_counter()
     frames, teams, priorities = _runs_for(collection, tags)
+    timings = {"read runs": time.perf_counter() - clock}
     pool, created = Pool.objects.get_or_create(
         collection=collection, name=name,
         defaults={"strategy": strategy, "seed": seed, "order": order})
     if not created and pool.strategy != strategy:
         raise PoolRefused(f"pool {pool} was built with {pool.strategy!r}; extend it with the same strategy "
                           f"or build another pool (--name)")
-    round_no = (PoolEntry.objects.filter(pool=pool).aggregate(m=Max("round"))["m"] or 0) + 1
+    round_no = 1 if created else max(PoolEntry.objects.filter(pool=pool).aggregate(m=Max("round"))["m"] or 0,
+                                     pool.provenance_tables.aggregate(m=Max("round"))["m"] or 0) + 1
     params = {"runs": sorted(frames), "depth": depth, "budget": budget, "total_budget": total_budget,
               "runs_per_team": runs_per_team, "seed": seed, "order": order}
     if strategy in ADAPTIVE:
@@ -156,20 +246,27 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
         _adaptive_cache.drop(pool.pk)
         added = sum(1 for qid in adaptive.topics if pool_advance(pool=pool, qid=qid) is not None)
     else:
+        clock = time.perf_counter()
         result = _strategy_result(strategy, frames, depth=depth, budget=budget, total_budget=total_budget,
                                   seed=seed, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
                                   strata=strata)
+        timings["pool"] = time.perf_counter() - clock
         params.update({k: v for k, v in result.params.items() if k not in params or params[k] is None})
         if strategy == "sampled":
             params["strata"] = [list(s) for s in (strata or S.DEFAULT_STRATA)]
         pool.params = {**params, "history": pool.params.get("history", []) + [
             {k: v for k, v in params.items() if k != "stratum_sizes"}]}
         pool.save()
-        added = _write_entries(pool, result, round_no=round_no)
-    total = PoolEntry.objects.filter(pool=pool).count()
-    return PoolBuildSummary(pool=pool, added=added, total=total,
-                            topics=PoolEntry.objects.filter(pool=pool).values("topic").distinct().count(),
-                            runs=sorted(frames), round=round_no)
+        clock = time.perf_counter()
+        added, added_topics = _write_entries(pool, result, round_no=round_no, new_pool=created)
+        timings["write"] = time.perf_counter() - clock
+    if created and strategy not in ADAPTIVE:
+        total, topics = added, added_topics
+    else:
+        total = PoolEntry.objects.filter(pool=pool).count()
+        topics = PoolEntry.objects.filter(pool=pool).values("topic").distinct().count()
+    return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(frames),
+                            round=round_no, timings=timings)
 
 
 # --- adaptive pools: the judging queue asks for the next document ---------------------------------

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .ranking import Depth, Runs, ranked_entries, select_runs
-from .result import PoolResult, make_entries, union_of_lists
+from .ranking import Depth, Runs, rank_runs, select_runs
+from .result import PoolResult, make_entries, union_of_ranked
 
 __all__ = ["contributing_runs", "depth_pool"]
 
@@ -61,12 +61,12 @@ def depth_pool(
     """
     chosen = contributing_runs(runs, tags=tags, teams=teams, priorities=priorities,
                                runs_per_team=runs_per_team)
-    ranked = ranked_entries(chosen, depth)
-    entries = make_entries(union_of_lists(ranked))
+    ranked = rank_runs(chosen, depth)
+    entries = make_entries(union_of_ranked(ranked))
     params = {
         "depth": dict(depth) if isinstance(depth, Mapping) else depth,
         "runs": list(chosen),
     }
     if runs_per_team is not None:
         params["runs_per_team"] = runs_per_team
-    return PoolResult("depth", params, entries, ranked[["qid", "docno", "tag", "rank"]])
+    return PoolResult("depth", params, entries, ranked.frame(score=False))

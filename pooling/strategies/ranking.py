@@ -6,10 +6,14 @@ of a run is never read: it is often inconsistent with the scores in real submiss
 does not reproduce the official pools (checked on TREC-COVID round 2, see
 ``tests/benchmarks/simulate_pooling.py --check-nist``).
 
-Everything is vectorised over all runs at once: the runs are concatenated (score and an integer topic
-code per row, a run code per block), one stable ``np.lexsort`` orders every (run, topic) group, and the
-rank is the position inside the group. Document identifiers are only touched for the rows kept, so a
-depth-100 pool over 25 M entries never hashes 25 M docno strings.
+Each run is ranked with numpy on its own arrays (they stay in cache): a run that lists each topic in one
+block in score order -- as the run store keeps them (``workbench.runstore``) -- is only checked, in O(n),
+and the top k of a topic is a prefix of its block; out-of-order blocks are sorted, and a file that
+interleaves topics takes one stable ``np.lexsort``. Only the rows kept are gathered: document identifiers
+are only touched within the depth, so a depth-100 pool over 25 M entries never hashes 25 M docno strings.
+The kept rows of every run come back as codes (:class:`Ranked`: topic, run and document codes, the
+document codes in docno order, and the rows sorted by (topic, document)), which the union of the pool
+strategies works on; :func:`ranked_entries` turns them into a DataFrame.
 
 Tiny example::
 
@@ -24,15 +28,19 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "Depth",
+    "Ranked",
     "Runs",
     "depth_array",
+    "rank_runs",
     "ranked_entries",
     "select_runs",
     "sorted_topics",
@@ -47,11 +55,14 @@ _STR = pd.StringDtype("pyarrow", na_value=np.nan)
 
 
 def _as_arrow(column: pd.Series) -> pa.ChunkedArray | pa.Array:
-    """A string column as a pyarrow array (no copy when it is already pyarrow-backed)."""
+    """A string column as a pyarrow array (no copy when it is already pyarrow-backed; string or
+    large_string: cast what you keep, not the whole column)."""
     array = column.array
     if isinstance(column.dtype, pd.StringDtype) and hasattr(array, "__arrow_array__"):
         data = pa.array(array)
-        return data if data.type == pa.string() else data.cast(pa.string())
+        if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
+            return data
+        return data.cast(pa.string())
     return pa.array(column.astype(str).to_numpy(dtype=object), type=pa.string())
 
 
@@ -74,17 +85,31 @@ def _check_run(tag: str, frame: pd.DataFrame) -> None:
         raise ValueError(f"run {tag!r}: missing column(s) {', '.join(missing)}")
 
 
+def _factorize_topics(column: pd.Series) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(codes, names, present): the code of each row's topic, the names the codes index, and which of
+    them occur. A categorical column (how stored runs come back from the run store) is read from its
+    codes, without hashing a string."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes = column.array.codes
+        categories = column.array.categories
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else np.zeros(0, np.int64)
+        seen = codes[starts]
+        if not len(seen) or seen.min() >= 0:
+            present = np.zeros(len(categories), dtype=bool)
+            present[seen] = True
+            return codes, [str(q) for q in np.asarray(categories, dtype=object)], present
+    codes, uniques = pd.factorize(column, sort=False)
+    return codes, [str(q) for q in np.asarray(uniques)], np.ones(len(uniques), dtype=bool)
+
+
 def _topic_codes(runs: Runs) -> tuple[list[str], list[np.ndarray]]:
     """Per run, the code of each row's topic in one shared, naturally sorted topic list."""
-    factorized = []
-    for frame in runs.values():
-        codes, uniques = pd.factorize(frame["qid"], sort=False)
-        factorized.append((codes, [str(q) for q in np.asarray(uniques)]))
-    topics = sorted_topics(q for _, uniques in factorized for q in uniques)
+    factorized = [_factorize_topics(frame["qid"]) for frame in runs.values()]
+    topics = sorted_topics(q for _, names, present in factorized for q, p in zip(names, present, strict=True) if p)
     position = {q: i for i, q in enumerate(topics)}
     per_run = []
-    for codes, uniques in factorized:
-        mapping = np.array([position[q] for q in uniques], dtype=np.int32)
+    for codes, names, present in factorized:
+        mapping = np.array([position[q] if p else -1 for q, p in zip(names, present, strict=True)], dtype=np.int32)
         per_run.append(mapping[codes] if len(mapping) else codes.astype(np.int32))
     return topics, per_run
 
@@ -137,6 +162,126 @@ def depth_array(depth: Depth, topics: Sequence[str]) -> np.ndarray:
     return values
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """What :func:`ranked_entries` returns, as codes: one element per kept row, the rows ordered by run (in
+    the order given), topic (natural order), rank. The pooling strategies work on these codes; only the
+    rows they keep are turned back into strings.
+
+    Attributes:
+        topics, tags: the names the codes ``topic`` and ``run`` index.
+        docs: the distinct docnos, sorted, so that ``doc`` codes compare like the docnos themselves.
+        docno: the docno of every row (the strings of ``docs[doc]``).
+        by_pair: a stable permutation of the rows ordering them by (topic, doc): a document's rows come
+            together, in run order.
+    """
+
+    topics: list[str]
+    tags: list[str]
+    topic: np.ndarray
+    run: np.ndarray
+    doc: np.ndarray
+    docs: pa.Array
+    docno: pa.Array
+    rank: np.ndarray
+    score: np.ndarray
+    by_pair: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    def frame(self, *, score: bool = True) -> pd.DataFrame:
+        """The rows as a DataFrame ``qid, docno, tag, rank[, score]`` (strings pyarrow-backed)."""
+        data = {
+            "qid": pd.Series(pa.array(self.topics, pa.string()).take(self.topic), dtype=_STR),
+            "docno": pd.Series(self.docno, dtype=_STR),
+            "tag": pd.Series(pa.array(self.tags, pa.string()).take(self.run), dtype=_STR),
+            "rank": self.rank,
+        }
+        if score:
+            data["score"] = self.score
+        return pd.DataFrame(data)
+
+
+def _empty_ranked(tags: list[str]) -> Ranked:
+    none = np.zeros(0, dtype=np.int64)
+    return Ranked([], tags, none, none, none, pa.array([], pa.string()), pa.array([], pa.string()), none,
+                  np.zeros(0), none)
+
+
+def _top_of_run(topic: np.ndarray, score: np.ndarray, depths: np.ndarray):
+    """One run: (positions, topic, rank) of its rows ranked within the depth of their topic, ordered by
+    topic code then rank."""
+    order, starts, block_topic = _rank_order(topic, np.negative(score))
+    block_length = np.diff(np.r_[starts, len(topic)])
+    take = np.minimum(block_length, depths[block_topic])
+    by_topic = np.argsort(block_topic, kind="stable")
+    take, starts, block_topic = take[by_topic], starts[by_topic], block_topic[by_topic]
+    ranks = np.arange(int(take.sum()), dtype=np.int64) - np.repeat(np.cumsum(take) - take, take) + 1
+    positions = np.repeat(starts, take) + ranks - 1
+    if order is not None:
+        positions = order[positions]
+    return positions, np.repeat(block_topic.astype(np.int64), take), ranks
+
+
+def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
+    """:func:`ranked_entries` as codes (see :class:`Ranked`).
+
+    Each run is ranked on its own (its arrays stay in cache); a run stored in the canonical order
+    (topic blocks, score descending) is only checked, not sorted, and only its kept rows are copied.
+    """
+    tags = list(runs)
+    for tag in tags:
+        _check_run(tag, runs[tag])
+    topics, qcodes = _topic_codes(runs) if tags else ([], [])
+    if not topics:
+        return _empty_ranked(tags)
+    depths = depth_array(depth, topics)
+    kept_topic, kept_rank, kept_score, kept_run, docno_chunks = [], [], [], [], []
+    for r, tag in enumerate(tags):
+        frame = runs[tag]
+        score = frame["score"].to_numpy(dtype=np.float64)
+        if not len(score):
+            continue
+        if not np.isfinite(score).all():
+            row = int(np.flatnonzero(~np.isfinite(score))[0]) + 1
+            raise ValueError(f"run {tag!r}: row {row} has a score that is not a finite number")
+        positions, topic, ranks = _top_of_run(qcodes[r], score, depths)
+        if not len(positions):
+            continue
+        chunk = _as_arrow(frame["docno"]).take(pa.array(positions))
+        chunks = chunk.chunks if isinstance(chunk, pa.ChunkedArray) else [chunk]
+        docno_chunks.extend(c if c.type == pa.string() else c.cast(pa.string()) for c in chunks)
+        kept_topic.append(topic)
+        kept_rank.append(ranks)
+        kept_score.append(score[positions])
+        kept_run.append(np.full(len(positions), r, dtype=np.int64))
+    if not docno_chunks:
+        return _empty_ranked(tags)
+    qid_of, ranks, scores_kept, run_of = (np.concatenate(a) for a in (kept_topic, kept_rank, kept_score, kept_run))
+    docnos = pa.concat_arrays(docno_chunks)
+    encoded = docnos.dictionary_encode()
+    by_name = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    code_of = np.empty(len(by_name), dtype=np.int64)
+    code_of[by_name] = np.arange(len(by_name), dtype=np.int64)
+    doc_of = code_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    docs = encoded.dictionary.take(pa.array(by_name))
+    pair = qid_of * len(docs) + doc_of
+    by_pair = np.argsort(pair, kind="stable")
+    # a run that lists a document twice for a topic: keep the first (best) occurrence; its rows come
+    # together, in rank order, in the pair order
+    sorted_pair, sorted_run = pair[by_pair], run_of[by_pair]
+    repeated = by_pair[1:][(sorted_pair[1:] == sorted_pair[:-1]) & (sorted_run[1:] == sorted_run[:-1])]
+    if len(repeated):
+        keep = np.ones(len(pair), dtype=bool)
+        keep[repeated] = False
+        renumber = np.cumsum(keep) - 1
+        by_pair = renumber[by_pair[keep[by_pair]]]
+        run_of, qid_of, doc_of, ranks, scores_kept = (a[keep] for a in (run_of, qid_of, doc_of, ranks, scores_kept))
+        docnos = docnos.filter(pa.array(keep))
+    return Ranked(topics, tags, qid_of, run_of, doc_of, docs, docnos, ranks, scores_kept, by_pair)
+
+
 def ranked_entries(runs: Runs, depth: Depth = None) -> pd.DataFrame:
     """Rank every run by the rule above and keep the rows ranked within ``depth``.
 
@@ -149,70 +294,10 @@ def ranked_entries(runs: Runs, depth: Depth = None) -> pd.DataFrame:
         ``runs``), topic (natural order), rank. If a run lists a document twice for a topic, the first
         (best) occurrence is kept: the positions of later rows are still counted.
     """
-    tags = list(runs)
-    if not tags:
+    if not runs:
         return pd.DataFrame({c: pd.Series(dtype=t) for c, t in
                              zip(PROVENANCE_COLUMNS, ["str", "str", "str", "int64", "float64"], strict=True)})
-    for tag in tags:
-        _check_run(tag, runs[tag])
-    topics, qcodes = _topic_codes(runs)
-    lengths = np.array([len(runs[t]) for t in tags], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    scores = np.concatenate([runs[t]["score"].to_numpy(dtype=np.float64) for t in tags])
-    bad = np.flatnonzero(~np.isfinite(scores))
-    if bad.size:
-        run_index = int(np.searchsorted(offsets, bad[0], side="right") - 1)
-        raise ValueError(f"run {tags[run_index]!r}: row {int(bad[0] - offsets[run_index]) + 1} "
-                         "has a score that is not a finite number")
-    n_topics = len(topics)
-    key_type = np.int32 if len(tags) * max(n_topics, 1) < 2**31 else np.int64
-    group = np.concatenate(qcodes).astype(key_type)
-    group += np.repeat(np.arange(len(tags), dtype=key_type) * key_type(n_topics), lengths)
-    np.negative(scores, out=scores)
-    order, starts, block_group = _rank_order(group, scores)
-    del scores, group
-    # Keep the first min(length, depth) positions of every block, without materialising n ranks.
-    block_length = np.diff(np.concatenate([starts, [int(lengths.sum())]]))
-    take = np.minimum(block_length, depth_array(depth, topics)[block_group % n_topics])
-    first_of_block = np.repeat(np.cumsum(take) - take, take)
-    ranks = np.arange(int(take.sum()), dtype=np.int64) - first_of_block + 1
-    sorted_positions = np.repeat(starts, take) + ranks - 1
-    kept_group = np.repeat(block_group, take)
-    final = np.lexsort((ranks, kept_group))  # by run, topic (natural order), rank
-    positions = (sorted_positions if order is None else order[sorted_positions])[final]
-    ranks = ranks[final]
-    kept_group = kept_group[final]
-    del order
-    run_of = (kept_group // n_topics).astype(np.int64)
-    qid_of = (kept_group % n_topics).astype(np.int64)
-    bounds = np.searchsorted(run_of, np.arange(len(tags) + 1))
-    docno_chunks = []
-    scores_kept = np.empty(len(positions), dtype=np.float64)
-    for r, tag in enumerate(tags):
-        lo, hi = bounds[r], bounds[r + 1]
-        if lo == hi:
-            continue
-        local = positions[lo:hi] - offsets[r]
-        docno_chunks.append(_as_arrow(runs[tag]["docno"]).take(pa.array(local)))
-        scores_kept[lo:hi] = runs[tag]["score"].to_numpy(dtype=np.float64)[local]
-    docnos = pa.chunked_array(docno_chunks, type=pa.string()) if docno_chunks else pa.chunked_array([], pa.string())
-    topic_names = np.array(topics, dtype=object)
-    tag_names = np.array(tags, dtype=object)
-    out = pd.DataFrame({
-        "qid": pd.Categorical.from_codes(qid_of, categories=topic_names).astype("str"),
-        "docno": pd.Series(docnos, dtype=_STR),
-        "tag": pd.Categorical.from_codes(run_of, categories=tag_names).astype("str"),
-        "rank": ranks,
-        "score": scores_kept,
-    })
-    encoded = docnos.dictionary_encode().combine_chunks() if len(docnos) else None
-    if encoded is not None:
-        key = kept_group.astype(np.int64) * len(encoded.dictionary) + encoded.indices.to_numpy(zero_copy_only=False)
-        by_key = np.argsort(key, kind="stable")  # equal keys keep rank order: the first is the best rank
-        repeated = by_key[1:][key[by_key][1:] == key[by_key][:-1]]
-        if len(repeated):
-            out = out.drop(index=repeated).reset_index(drop=True)
-    return out
+    return rank_runs(runs, depth).frame()
 
 
 def select_runs(

@@ -8,10 +8,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from .ranking import sorted_topics
+from .ranking import Ranked, sorted_topics
 
-__all__ = ["ENTRY_COLUMNS", "PoolResult", "provenance_dicts", "union_of_lists"]
+__all__ = ["ENTRY_COLUMNS", "PoolResult", "provenance_dicts", "union_of_codes", "union_of_lists", "union_of_ranked"]
+
+_STR = pd.StringDtype("pyarrow", na_value=np.nan)
 
 ENTRY_COLUMNS = ["qid", "docno", "pool_rank", "min_depth", "n_runs", "stratum", "inclusion_probability"]
 
@@ -82,24 +85,53 @@ def union_of_lists(ranked: pd.DataFrame, *, rrf_k: int = 60) -> pd.DataFrame:
         return pd.DataFrame({"qid": pd.Series(dtype="str"), "docno": pd.Series(dtype="str"),
                              "min_depth": pd.Series(dtype="int64"), "n_runs": pd.Series(dtype="int64"),
                              "rrf": pd.Series(dtype="float64")})
-    topics = sorted_topics(pd.unique(ranked["qid"]))
-    qcode = pd.Index(topics).get_indexer(ranked["qid"])
+    qcode, quniques = pd.factorize(ranked["qid"], sort=False)
+    topics = sorted_topics(str(q) for q in np.asarray(quniques))
+    qcode = pd.Index(topics).get_indexer([str(q) for q in np.asarray(quniques)])[qcode].astype(np.int64)
     dcode, docs = pd.factorize(ranked["docno"], sort=True)
-    key = qcode.astype(np.int64) * len(docs) + dcode
-    ukey, inverse = np.unique(key, return_inverse=True)
-    rank = ranked["rank"].to_numpy(dtype=np.int64)
-    min_depth = np.full(len(ukey), np.iinfo(np.int64).max)
-    np.minimum.at(min_depth, inverse, rank)
-    n_runs = np.bincount(inverse, minlength=len(ukey))
-    rrf = np.bincount(inverse, weights=1.0 / (rrf_k + rank), minlength=len(ukey))
-    q_of = ukey // len(docs)
-    docnames = np.asarray(docs, dtype=object)[ukey % len(docs)]
-    order = np.lexsort((ukey % len(docs), -np.round(rrf, 12), min_depth, q_of))
+    dcode = dcode.astype(np.int64)
+    by_pair = np.argsort(qcode * len(docs) + dcode, kind="stable")
+    return union_of_codes(topics, qcode, _strings(docs), dcode, ranked["rank"].to_numpy(dtype=np.int64),
+                          by_pair, rrf_k=rrf_k)
+
+
+def union_of_ranked(ranked: Ranked, *, rrf_k: int = 60) -> pd.DataFrame:
+    """:func:`union_of_lists` of the rows of :func:`.ranking.rank_runs`."""
+    if not len(ranked):
+        return union_of_lists(ranked.frame())
+    return union_of_codes(ranked.topics, ranked.topic, ranked.docs, ranked.doc, ranked.rank, ranked.by_pair,
+                          rrf_k=rrf_k)
+
+
+def _strings(values) -> pa.Array:
+    data = pa.array(values) if hasattr(values, "__arrow_array__") else pa.array(
+        np.asarray(values, dtype=object).astype(str), pa.string())
+    if isinstance(data, pa.ChunkedArray):
+        data = data.combine_chunks()
+    return data if data.type == pa.string() else data.cast(pa.string())
+
+
+def union_of_codes(topics, topic: np.ndarray, docs: pa.Array, doc: np.ndarray, rank: np.ndarray,
+                   by_pair: np.ndarray, *, rrf_k: int = 60) -> pd.DataFrame:
+    """The kernel of :func:`union_of_lists` over codes: ``topic`` indexes ``topics`` (natural order),
+    ``doc`` indexes ``docs`` (sorted), ``by_pair`` is a stable sort of the rows by (topic, doc)."""
+    n_docs = len(docs)
+    pair = (topic * n_docs + doc)[by_pair]
+    first = np.r_[True, pair[1:] != pair[:-1]]
+    starts = np.flatnonzero(first)
+    inverse = np.empty(len(pair), dtype=np.int64)
+    inverse[by_pair] = np.cumsum(first) - 1
+    unique = pair[starts]
+    min_depth = np.minimum.reduceat(rank[by_pair], starts)
+    n_runs = np.diff(np.r_[starts, len(pair)])
+    rrf = np.bincount(inverse, weights=1.0 / (rrf_k + rank), minlength=len(starts))
+    q_of, d_of = unique // n_docs, unique % n_docs
+    order = np.lexsort((d_of, -np.round(rrf, 12), min_depth, q_of))
     return pd.DataFrame({
-        "qid": pd.array(np.array(topics, dtype=object)[q_of[order]], dtype="str"),
-        "docno": pd.array(docnames[order], dtype="str"),
-        "min_depth": min_depth[order],
-        "n_runs": n_runs[order],
+        "qid": pd.Series(pa.array(list(topics), pa.string()).take(q_of[order]), dtype=_STR),
+        "docno": pd.Series(docs.take(d_of[order]), dtype=_STR),
+        "min_depth": min_depth[order].astype(np.int64),
+        "n_runs": n_runs[order].astype(np.int64),
         "rrf": rrf[order],
     })
 
@@ -107,11 +139,29 @@ def union_of_lists(ranked: pd.DataFrame, *, rrf_k: int = 60) -> pd.DataFrame:
 def make_entries(union: pd.DataFrame, *, stratum=None, inclusion_probability=None) -> pd.DataFrame:
     """Entries in ENTRY_COLUMNS from an ordered union (pool_rank = position within the topic)."""
     entries = union[["qid", "docno", "min_depth", "n_runs"]].reset_index(drop=True)
-    entries.insert(2, "pool_rank", entries.groupby("qid", sort=False).cumcount().to_numpy() + 1)
-    entries["stratum"] = pd.array(stratum if stratum is not None else [pd.NA] * len(entries), dtype="Int64")
+    entries.insert(2, "pool_rank", _position_in_group(entries["qid"]) + 1)
+    if stratum is not None:
+        entries["stratum"] = pd.array(stratum, dtype="Int64")
+    else:
+        entries["stratum"] = pd.arrays.IntegerArray(np.zeros(len(entries), dtype=np.int64),
+                                                    np.ones(len(entries), dtype=bool))
     entries["inclusion_probability"] = (np.asarray(inclusion_probability, dtype=np.float64)
                                         if inclusion_probability is not None else 1.0)
     return entries[ENTRY_COLUMNS]
+
+
+def _position_in_group(keys: pd.Series) -> np.ndarray:
+    """0-based position of each row among the rows with the same key, in row order (groupby cumcount)."""
+    codes = pd.factorize(keys, sort=False)[0]
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    first = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    within = np.arange(len(codes), dtype=np.int64) - np.repeat(first, np.diff(np.r_[first, len(codes)]))
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = within
+    return position
 
 
 def restrict_provenance(provenance: pd.DataFrame, entries: pd.DataFrame) -> pd.DataFrame:

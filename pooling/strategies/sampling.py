@@ -98,7 +98,7 @@ def stratified_pool(
     sizes: dict[str, list[int]] = {}
     qids = union["qid"].to_numpy(dtype=object)
     starts = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]]) if len(qids) else np.array([], dtype=int)
-    for lo, hi in zip(starts, np.r_[starts[1:], len(qids)].astype(int), strict=True):
+    for lo, hi in zip(starts, np.r_[starts[1:], len(qids)].astype(int)[:len(starts)], strict=True):
         qid = str(qids[lo])
         rng = topic_rng(seed, qid)
         sizes[qid] = []

@@ -1,7 +1,10 @@
-"""Benchmark: `pool_build` from runs stored in the database (decode + rank + union + provenance +
-writing the pool entries), for 150 runs x 30 topics x 1,000 documents.
+"""Benchmark: `pool_build` from runs stored in the database, for 150 runs x 30 topics x 1,000 documents,
+with the time of each stage: read runs (fetch and decode the stored runs; nothing when warm), pool (rank,
+union, provenance), write (judging order, the entries, the columnar provenance), rest (commit and
+bookkeeping).
 
-Run: .venv/bin/python tests/benchmarks/bench_pool_build.py [--runs 150] [--topics 30] [--postgres]
+Run: .venv/bin/python tests/benchmarks/bench_pool_build.py [--runs 150] [--topics 30] [--repeat 3] [--postgres]
+With --repeat N every build is timed N times and the median is shown (the stages: their own medians).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def main() -> None:
     parser.add_argument("--docs", choices=["zipf", "uniform"], default="zipf",
                         help="zipf: runs overlap as real runs do (documents drawn by popularity from 5,000 per "
                              "topic); uniform: 1,000 of 20,000 at random, almost no overlap (worst case)")
+    parser.add_argument("--repeat", type=int, default=1, help="time every build this many times, show the median")
     parser.add_argument("--postgres", nargs="?", const="postgres://postgres@127.0.0.1:5432/bench_pool", default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,20 +82,31 @@ def main() -> None:
         imported = time.perf_counter() - start
         print(f"{connection.vendor}: imported {args.runs} runs x {args.topics} topics x 1,000 documents "
               f"({args.docs} documents, shuffled files) in {imported:.1f} s\n")
-        print("| pool_build | pooled documents | time (s) |\n|---|---:|---:|")
+
+        def timed(depth: int, *, cold: bool) -> tuple[int, str]:
+            times, stages = [], []
+            for _ in range(args.repeat):
+                Pool.objects.all().delete()
+                if cold:
+                    runstore.frame_cache.clear()
+                start = time.perf_counter()
+                summary = pool_build(collection=collection, depth=depth, seed=1)
+                times.append(time.perf_counter() - start)
+                stages.append(summary.timings)
+            total = float(np.median(times))
+            parts = [float(np.median([s.get(k, 0.0) for s in stages])) for k in ("read runs", "pool", "write")]
+            rest = float(np.median([t - sum(s.values()) for t, s in zip(times, stages, strict=True)]))
+            cells = " | ".join(f"{v:.2f}" for v in [total, *parts, rest])
+            return summary.total, cells
+
+        print(f"| pool_build ({connection.vendor}{f', median of {args.repeat}' if args.repeat > 1 else ''}) "
+              "| pooled documents | total (s) | read runs | pool | write | rest |\n|---|---:|---:|---:|---:|---:|---:|")
         for depth in args.depth:
-            Pool.objects.all().delete()
-            runstore.frame_cache.clear()
-            start = time.perf_counter()
-            summary = pool_build(collection=collection, depth=depth, seed=1)
-            elapsed = time.perf_counter() - start
+            pooled, cells = timed(depth, cold=True)
             print(f"| depth {depth}, {args.runs} runs x {args.topics} topics, cold (decode from the database) "
-                  f"| {summary.total:,} | {elapsed:.2f} |")
-            Pool.objects.all().delete()
-            start = time.perf_counter()
-            summary = pool_build(collection=collection, depth=depth, seed=1)
-            print(f"| depth {depth}, warm (runs decoded in memory) | {summary.total:,} | "
-                  f"{time.perf_counter() - start:.2f} |")
+                  f"| {pooled:,} | {cells} |")
+            pooled, cells = timed(depth, cold=False)
+            print(f"| depth {depth}, warm (runs decoded in memory) | {pooled:,} | {cells} |")
 
 
 if __name__ == "__main__":

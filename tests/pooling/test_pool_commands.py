@@ -12,7 +12,9 @@ from django.core.management.base import CommandError
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem
 from judging.services import judgment_record
-from pooling.models import Pool, PoolEntry
+from pooling.models import Pool, PoolEntry, PoolProvenance
+from pooling.selectors import pool_entries
+from pooling.strategies import provenance_dicts
 from tests import factories
 
 
@@ -59,11 +61,38 @@ def test_ties_are_pooled_in_file_order_and_the_rank_column_is_ignored(db, tmp_pa
     assert pairs(collection) == {("301", "first"), ("301", "second")}
 
 
+def provenance_of(pool) -> dict[tuple[str, str], dict[str, int]]:
+    return provenance_dicts(pool_entries(pool)[1])
+
+
 def test_provenance_records_which_run_retrieved_each_document_at_which_rank(track):
     run("build_pool", "robust", "--depth", "3")
     entry = PoolEntry.objects.get(topic__qid="301", docno="s1")
-    assert entry.provenance == {"alpha": 3, "beta": 1}
+    provenance = provenance_of(Pool.objects.get())
+    assert provenance[("301", "s1")] == {"alpha": 3, "beta": 1}
     assert entry.min_depth == 1
+    assert set(provenance) == pairs(track), "every pooled document, and only those, has its runs"
+    assert "late" not in {tag for by_tag in provenance.values() for tag in by_tag}, "a run that does not pool"
+
+
+def test_an_extension_keeps_the_provenance_of_every_round(track):
+    run("build_pool", "robust", "--depth", "1")
+    run("build_pool", "robust", "--depth", "3")
+    pool = Pool.objects.get()
+    provenance = provenance_of(pool)
+    assert provenance[("301", "a1")] == {"alpha": 1}
+    assert provenance[("301", "s1")] == {"alpha": 3, "beta": 1}, "pooled in round 1 through beta, found by alpha in round 2"
+    assert set(provenance) == pairs(track)
+    rounds = dict(PoolEntry.objects.filter(pool=pool).values_list("docno", "round"))
+    assert rounds["a1"] == 1 and rounds["c1"] == 2
+
+
+def test_provenance_stored_on_entries_by_earlier_versions_is_still_read(track):
+    run("build_pool", "robust", "--depth", "1")
+    pool = Pool.objects.get()
+    PoolProvenance.objects.filter(pool=pool).delete()
+    PoolEntry.objects.filter(pool=pool, docno="a1").update(provenance={"alpha": 1})
+    assert provenance_of(pool) == {("301", "a1"): {"alpha": 1}}
 
 
 def test_the_judging_order_is_a_seeded_shuffle_not_the_rank_order(track):
@@ -165,3 +194,14 @@ def test_a_per_topic_depth_for_an_unknown_topic_is_refused(track):
     with pytest.raises(CommandError, match="not in collection"):
         run("build_pool", "robust", "--depth", "1", "--topic-depth", "999=3")
     assert not PoolEntry.objects.exists()
+
+
+def test_the_provenance_of_an_adaptive_pool_names_the_runs_of_each_offered_document(track):
+    run("build_pool", "robust", "--strategy", "mtf", "--budget", "3", "--depth", "4", "--seed", "1")
+    provenance = provenance_of(Pool.objects.get())
+    assert set(provenance) == pairs(track), "one document per topic so far, each with its runs"
+    rankings = {"alpha": {"301": ["a1", "a2", "s1", "a3"], "302": ["b1", "b2"]},
+                "beta": {"301": ["s1", "c1", "c2", "c3"], "302": ["b2", "b3"]}}
+    for (qid, docno), by_tag in provenance.items():
+        assert by_tag == {tag: ranking[qid].index(docno) + 1 for tag, ranking in rankings.items()
+                          if docno in ranking[qid]}

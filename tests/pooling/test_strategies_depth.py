@@ -122,3 +122,11 @@ def test_categorical_qids_pool_like_strings():
     as_cat = as_str.assign(qid=as_str["qid"].astype("category"))
     assert depth_pool({"r": as_cat}, 1).pairs().values.tolist() == \
         depth_pool({"r": as_str}, 1).pairs().values.tolist() == [["1", "a"], ["2", "x"]]
+
+
+def test_runs_without_rows_pool_nothing_and_do_not_fail():
+    from pooling.strategies import fusion_pool, stratified_pool
+
+    empty = make_run([])
+    for result in (depth_pool({"r": empty}, 5), fusion_pool({"r": empty}, 5), stratified_pool({"r": empty})):
+        assert len(result) == 0 and result.provenance.empty
