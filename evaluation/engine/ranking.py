@@ -7,10 +7,11 @@ order. Topics absent from the qrels are dropped. Each document has a *rel value*
 topic's qrels do not list it (not pooled), ``-2`` if they list it with a negative grade (pooled, not
 judged).
 
-Vectorised: lines are matched to judgments by :mod:`evaluation.engine.join`, then one stable ``argsort``
-of a 64-bit key ``(segment, score32 descending)`` (near linear when the file is already sorted, as runs
-usually are); only documents whose key ties are re-sorted by docno. Several runs are ranked in one
-pass: a *segment* is one (run, topic).
+Vectorised: lines are matched to judgments by :mod:`evaluation.engine.join`, then each run gets one
+stable ``argsort`` of a 64-bit key ``(segment, score32 descending)`` (near linear when the file is
+already sorted, as runs usually are); only documents whose key ties are re-sorted by docno. Several runs
+are ranked in one pass: a *segment* is one (run, topic); as keys start with the run, the runs' sorted
+lines one after another are the order of all lines, so no sort ever spans more than one run.
 
 Sparse result: unpooled documents (rel -1, most of a run) carry no information beyond their rank, so a
 segment is stored as its length ``n`` plus the (rank, rel) of its *pooled* documents. Every trec_eval
@@ -103,8 +104,9 @@ def _break_ties(order: np.ndarray, key: np.ndarray, docno) -> np.ndarray:
 
 
 def _prepare(qrels: Qrels, r: int, run) -> tuple:
-    """For the lines of one run whose topic the qrels have: sort keys, the judged lines (ascending) and
-    their judgments (indices into ``qrels.keys``), docnos, and the number of lines per qrels topic."""
+    """Rank one run's lines whose topic the qrels have (run ``r``'s segments are ``r * n_topics + topic``):
+    its number of lines, lines per qrels topic, and for its judged lines in rank order their position
+    in the run's sorted lines, their judgment (index into ``qrels.keys``) and their segment."""
     topic, docno, score, hashes = run_columns(qrels, run)
     rows, judgments = match(qrels, topic, docno, hashes)
     if not (topic >= 0).all():
@@ -114,7 +116,15 @@ def _prepare(qrels: Qrels, r: int, run) -> tuple:
     counts = np.zeros(len(qrels.topics), dtype=np.int64)
     for start in range(0, topic.size, _BLOCK * 16):  # bincount copies to intp: a block at a time
         counts += np.bincount(topic[start: start + _BLOCK * 16], minlength=len(qrels.topics))
-    return _sort_key(topic, score, r * len(qrels.topics)), rows, judgments, docno, counts
+    key = _sort_key(topic, score, r * len(qrels.topics))
+    order = _break_ties(np.argsort(key, kind="stable"), key, docno)
+    sorted_at = np.empty(order.size, dtype=np.int64)
+    sorted_at[order] = np.arange(order.size, dtype=np.int64)
+    hit = sorted_at[rows]
+    by_rank = np.argsort(hit, kind="stable")
+    rows = rows[by_rank]
+    return (int(topic.size), counts, hit[by_rank], judgments[by_rank],
+            (key[rows] >> np.uint64(32)).astype(np.int64))
 
 
 def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_only: bool = False) -> Ranked:
@@ -128,27 +138,18 @@ def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_
     if not parts:
         empty = np.zeros(0, np.int64)
         return Ranked(empty, empty, empty, empty, empty, np.zeros(0, np.int32))
-    offsets = np.cumsum([0] + [p[0].size for p in parts])
-    key = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
-    rows = np.concatenate([p[1] + offset for p, offset in zip(parts, offsets[:-1], strict=True)])
-    judgments = np.concatenate([p[2] for p in parts])
-    docnos = [p[3] for p in parts]
-    docno = docnos[0] if len(docnos) == 1 else pa.chunked_array(
-        [chunk.cast(pa.large_string()) for d in docnos for chunk in _chunks(d)], pa.large_string())
-    counts = np.concatenate([np.pad(p[4], (0, n_topics - p[4].size)) for p in parts])
+    # segment keys start with the run, so the runs' sorted lines, one run after another, are the
+    # order of all lines: each run is sorted on its own (in _prepare), never all lines at once
+    offsets = np.cumsum([0] + [p[0] for p in parts])
+    counts = np.concatenate([np.pad(p[1], (0, n_topics - p[1].size)) for p in parts])
+    hit = np.concatenate([p[2] + offset for p, offset in zip(parts, offsets[:-1], strict=True)])
+    e_judgment = np.concatenate([p[3] for p in parts])
+    e_segment = np.concatenate([p[4] for p in parts])
     del parts
-    order = np.argsort(key, kind="stable")
-    order = _break_ties(order, key, docno)
     segs = np.flatnonzero(counts)                  # (run, topic) segments, in sorted order
     lengths = counts[segs]
     first = np.cumsum(lengths) - lengths           # sorted position where each segment starts
-    judged = np.zeros(key.size, dtype=bool)
-    judged[rows] = True
-    hit = np.concatenate([start + np.flatnonzero(judged[order[start: start + _BLOCK]])
-                          for start in range(0, order.size, _BLOCK)] or [np.zeros(0, dtype=np.int64)])
-    e_judgment = judgments[np.searchsorted(rows, order[hit])]  # hit: sorted positions of judged lines
-    del judged
-    seg_index = np.searchsorted(segs, (key[order[hit]] >> np.uint64(32)).astype(np.int64))
+    seg_index = np.searchsorted(segs, e_segment)
     e_pos = hit - first[seg_index]
     if max_depth is not None:
         keep = e_pos < max_depth
@@ -160,10 +161,6 @@ def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_
     ranked = Ranked(seg_run=segs // n_topics, seg_topic=segs % n_topics, lengths=lengths.astype(np.int64),
                     e_seg=seg_index.astype(np.int64), e_pos=e_pos.astype(np.int64), e_rel=e_rel)
     return ranked.judged_only() if judged_only else ranked
-
-
-def _chunks(values: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
-    return values.chunks if isinstance(values, pa.ChunkedArray) else [values]
 
 
 def _check_duplicates(qrels: Qrels, seg_index: np.ndarray, judgment: np.ndarray) -> None:
