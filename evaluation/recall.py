@@ -105,7 +105,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     qrels = services.qrels_frame(collection, policy=policy, assessor=assessor)
     prepared = services.prepared_qrels(collection, policy=policy, assessor=assessor)
     provenance, source = contribution_provenance(collection, depth)
-    unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(set(provenance["tag"]))}
+    unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
     uniques = unique_judged(provenance, qrels, unit_of)
     _, judgment = prepared.lookup(topic_codes(uniques["qid"], prepared.topic_array),
                                   codes_in(as_arrow_strings(uniques["docno"]), prepared.vocabulary))

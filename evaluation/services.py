@@ -33,7 +33,7 @@ from judging.models import Judgment
 from judging.selectors import qrels as judged_qrels
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry
-from pooling.selectors import pool_entries
+from pooling.selectors import pool_entry_table, pool_provenance
 from workbench.models import Collection, Run
 from workbench.selectors import run_frames
 
@@ -145,16 +145,12 @@ class PoolInfo:
     depth: int | None
 
     @functools.cached_property
-    def _loaded(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        return pool_entries(self.pool)
-
-    @property
     def entries(self) -> pd.DataFrame:
-        return self._loaded[0]
+        return pool_entry_table(self.pool)
 
-    @property
+    @functools.cached_property
     def provenance(self) -> pd.DataFrame:
-        return self._loaded[1]
+        return pool_provenance(self.pool)
 
     def contributors(self) -> set[str]:
         """The runs the pool was built from (every build and extension); with a per-team limit, the runs

@@ -21,7 +21,8 @@ def current_judgments(collection: Collection, *, assessor: str | None = None) ->
     records = Judgment.objects.filter(collection=collection)
     if assessor is not None:
         records = records.filter(assessor=assessor)
-    query = records.order_by("created_at", "id").values_list(
+    # id order is creation order, and a revision always has a larger id than the judgment it revises
+    query = records.order_by("id").values_list(
         "assessor", "topic_id", "docno", "grade", "source", "cannot_judge")
     # a raw cursor: the ORM's per-row converters cost more than the query for 100,000s of judgments
     sql, params = query.query.sql_with_params()

@@ -31,15 +31,19 @@ def pool_entries(pool: Pool) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(entries, provenance): entries with qid, docno, pool_rank, min_depth, judging_order,
     inclusion_probability, stratum, round; provenance long as qid, docno, tag, rank (for organizers
     only: never show it to assessors)."""
+    return pool_entry_table(pool), pool_provenance(pool)
+
+
+def pool_entry_table(pool: Pool) -> pd.DataFrame:
+    """The entries of :func:`pool_entries` without their provenance."""
     columns = ["qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
                "round"]
-    entries = pd.DataFrame.from_records(
+    return pd.DataFrame.from_records(
         # ordered as the model orders entries, without the joins its ordering implies (pool, collection)
         list(PoolEntry.objects.filter(pool=pool).order_by("topic__qid", "judging_order").values_list(
             "topic__qid", "docno", "pool_rank", "min_depth", "judging_order", "inclusion_probability", "stratum",
             "round")),
         columns=columns)
-    return entries, pool_provenance(pool)
 
 
 def pool_provenance(pool: Pool) -> pd.DataFrame:
