@@ -112,7 +112,9 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     uniques = uniques.assign(judgment=judgment)  # every unique pair is judged: one judgment per row
     by_unit = {u: g for u, g in uniques.groupby("unit", sort=False)}
     request = services.batches([measure])[0]
-    all_frames = services.frames(collection)
+    ranking, order = services.ranked(collection, policy=policy, assessor=assessor)
+    run_index = {t: i for i, t in enumerate(order)}
+    topic_code = prepared.topic_position()
     scores = {t: _mean_over(s.per_topic, s.per_topic.index, name) for t, s in full.items()}
     rows = []
     for unit in sorted(set(unit_of.values())):
@@ -123,8 +125,11 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
             topics = pd.unique(mine["qid"])
             drop = np.zeros(len(prepared.keys), dtype=bool)
             drop[mine["judgment"].to_numpy()] = True
-            frames = {t: all_frames[t][all_frames[t]["qid"].isin(topics)] for t in runs}
-            loo = services.evaluate_frames(prepared.without(drop), frames, request, snap.relevant_from)
+            # the unit's runs on the topics that change, ranked once for every page: only the judgments move
+            segments = np.flatnonzero(np.isin(ranking.seg_run, [run_index[t] for t in runs])
+                                      & np.isin(ranking.seg_topic, [topic_code[q] for q in topics]))
+            loo = services.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
+                                        {run_index[t]: t for t in runs}, request, snap.relevant_from)
         for tag in runs:
             per_topic = full[tag].per_topic
             if loo is not None:

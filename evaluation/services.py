@@ -28,6 +28,7 @@ import pandas as pd
 from django.db.models import Count, Max
 
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
+from evaluation.engine.ranking import Ranked
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from judging.models import Judgment
 from judging.selectors import qrels as judged_qrels
@@ -74,6 +75,12 @@ class _LRU:
 
 
 cache = _LRU()
+
+
+def clear_caches() -> None:
+    """Forget every computed result (benchmarks measuring cold reads; tests)."""
+    cache.clear()
+    _rankings.clear()
 
 
 def cached(key: Hashable, compute: Callable[[], object]):
@@ -308,6 +315,35 @@ def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[st
     return run_frames(collection, tags=tags)
 
 
+#: rankings of every run against the current qrels: big (an entry per judged line), so only the latest few
+_rankings = _LRU(size=2)
+
+
+def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+           ) -> tuple[Ranked, list[str]]:
+    """Every run ranked against the qrels (the engine's first step, independent of the measures) and
+    the tags in the ranking's run order: one ranking per version, shared by every measure batch and by
+    leave-one-out (:meth:`Ranked.without`)."""
+    policy = normalise_policy(policy)
+    key = (version(collection), "ranked", policy, assessor)
+
+    def compute() -> tuple[Ranked, list[str]]:
+        runs = frames(collection)
+        tags = list(runs)
+        evaluator = Evaluator(prepared_qrels(collection, policy=policy, assessor=assessor), ["map"],
+                              max_depth=MAX_DEPTH)
+        return evaluator.rank([runs[t] for t in tags]), tags
+
+    return _rankings.get_or_compute(key, compute)
+
+
+def score_ranked(qrels: Qrels, ranking: Ranked, tags: dict[int, str], requests: Sequence[str],
+                 relevance_level: int) -> dict[str, Scores]:
+    """Scores of the runs ``tags`` names (index in ``ranking`` -> tag), ranked against ``qrels`` or its parent."""
+    evaluator = Evaluator(qrels, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
+    return {tag: Scores(r.per_topic, r.aggregate) for tag, r in evaluator.score(ranking, tags).items()}
+
+
 def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], requests: Sequence[str],
                     relevance_level: int) -> dict[str, Scores]:
     """Scores of ``runs`` against ``qrels`` (a frame, or :class:`Qrels` already prepared)."""
@@ -360,8 +396,9 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
         key = (snap.version, "scores", policy, assessor, batch)
 
         def compute(batch=batch) -> dict[str, Scores]:
-            qrels = prepared_qrels(collection, policy=policy, assessor=assessor)
-            return evaluate_frames(qrels, frames(collection), batch, snap.relevant_from)
+            ranking, order = ranked(collection, policy=policy, assessor=assessor)
+            return score_ranked(prepared_qrels(collection, policy=policy, assessor=assessor), ranking,
+                                dict(enumerate(order)), batch, snap.relevant_from)
 
         parts.append(cached(key, compute))
     chosen = list(tags) if tags is not None else snap.tags

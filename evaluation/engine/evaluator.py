@@ -90,10 +90,18 @@ class Evaluator:
     def evaluate_many(self, runs: dict) -> dict:
         """Evaluate ``{tag: frame or RunArrays}`` in one batch; returns ``{tag: EvalResult}``."""
         tags = list(runs)
-        ranked = rank_runs(self.qrels, [runs[t] for t in tags], max_depth=self.max_depth,
-                           judged_only=self.judged_only)
+        return self.score(self.rank([runs[t] for t in tags]), dict(enumerate(tags)))
+
+    def rank(self, runs: list) -> Ranked:
+        """The runs ranked against the qrels with this evaluator's ``-M`` and ``-J``: what
+        :meth:`score` takes, reusable by every evaluator of the same qrels and options (and, through
+        :meth:`Ranked.without`, of qrels made by :meth:`Qrels.without`)."""
+        return rank_runs(self.qrels, runs, max_depth=self.max_depth, judged_only=self.judged_only)
+
+    def score(self, ranked: Ranked, tags: dict[int, object]) -> dict:
+        """``{tag: EvalResult}`` of the runs ``tags`` names (run index in ``ranked`` -> tag)."""
         values = self._compute(ranked)
-        return {tag: self._result(ranked, values, r, tag) for r, tag in enumerate(tags)}
+        return {tag: self._result(ranked, values, r, tag) for r, tag in tags.items()}
 
     # -- computing ---------------------------------------------------------------------------------
     def _compute(self, ranked: Ranked) -> dict:

@@ -46,6 +46,7 @@ class Ranked:
     e_seg: np.ndarray      # segment of each pooled entry (non-decreasing)
     e_pos: np.ndarray      # 0-based rank of the entry in its segment
     e_rel: np.ndarray      # grade (>= 0) or UNJUDGED
+    e_judgment: np.ndarray | None = None  # index of the entry's judgment in the qrels' keys
 
     def judged_only(self) -> Ranked:
         """The condensed list (``-J``): documents with a grade >= 0 only, order kept, ranks renumbered."""
@@ -54,7 +55,30 @@ class Ranked:
         counts = np.bincount(seg, minlength=len(self.lengths)).astype(np.int64)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         pos = np.arange(seg.size, dtype=np.int64) - starts[seg]
-        return Ranked(self.seg_run, self.seg_topic, counts, seg, pos, self.e_rel[keep])
+        return Ranked(self.seg_run, self.seg_topic, counts, seg, pos, self.e_rel[keep], self._judgments(keep))
+
+    def _judgments(self, keep: np.ndarray) -> np.ndarray | None:
+        return None if self.e_judgment is None else self.e_judgment[keep]
+
+    def select(self, segments: np.ndarray) -> Ranked:
+        """Only these segments (ascending indices), with their entries; runs keep their numbers."""
+        segments = np.asarray(segments, dtype=np.int64)
+        renumber = np.full(len(self.lengths), -1, dtype=np.int64)
+        renumber[segments] = np.arange(segments.size)
+        keep = renumber[self.e_seg] >= 0
+        return Ranked(self.seg_run[segments], self.seg_topic[segments], self.lengths[segments],
+                      renumber[self.e_seg[keep]], self.e_pos[keep], self.e_rel[keep], self._judgments(keep))
+
+    def without(self, drop: np.ndarray) -> Ranked:
+        """The ranking against the qrels less the judgments flagged in ``drop`` (aligned with the qrels'
+        keys, as for :meth:`Qrels.without`): those documents are no longer pooled, the rest is unchanged
+        (ranks do not depend on judgments). Needs ``e_judgment``, and a ranking made without ``-J``
+        (whose ranks would depend on the judgments)."""
+        if self.e_judgment is None:
+            raise ValueError("this ranking does not record its entries' judgments")
+        keep = ~np.asarray(drop, dtype=bool)[self.e_judgment]
+        return Ranked(self.seg_run, self.seg_topic, self.lengths, self.e_seg[keep], self.e_pos[keep],
+                      self.e_rel[keep], self.e_judgment[keep])
 
 
 _BLOCK = 1 << 16  # lines handled together where a whole-array temporary would be large
@@ -159,7 +183,8 @@ def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_
     e_grade = qrels.grades[e_judgment]
     e_rel = np.where(e_grade >= 0, e_grade, UNJUDGED).astype(np.int32)
     ranked = Ranked(seg_run=segs // n_topics, seg_topic=segs % n_topics, lengths=lengths.astype(np.int64),
-                    e_seg=seg_index.astype(np.int64), e_pos=e_pos.astype(np.int64), e_rel=e_rel)
+                    e_seg=seg_index.astype(np.int64), e_pos=e_pos.astype(np.int64), e_rel=e_rel,
+                    e_judgment=e_judgment.astype(np.int64))
     return ranked.judged_only() if judged_only else ranked
 
 
