@@ -17,9 +17,12 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, Q, Subquery
 
-from judging.models import Assignment, AssignmentItem
+from judging.models import Assignment, AssignmentItem, Judgment
 from pooling.models import Pool, PoolEntry
 from workbench.models import Document
+
+#: pools that grow one judged document at a time
+ADAPTIVE_STRATEGIES = (Pool.Strategy.MTF, Pool.Strategy.MAXMEAN, Pool.Strategy.BANDIT)
 
 #: Words an assessor "reads" per document on top of its text: the topic, the decision, the keypress.
 PER_DOCUMENT_EFFORT = 50
@@ -83,13 +86,18 @@ def assignments_create(*, pool: Pool, assessors: Sequence[User], topics: Sequenc
             raise AssignmentRefused(f"topic(s) not in collection {pool.collection.slug!r}: {', '.join(unknown)}")
         entries = entries.filter(topic__qid__in=topics)
     rows = list(entries.order_by("topic_id", "judging_order").values_list("topic_id", "docno", "judging_order"))
-    if not rows:
-        raise AssignmentRefused(f"pool {pool} has no documents for these topics")
-
     holders: dict[tuple[int, str], set[int]] = defaultdict(set)
     for topic_id, docno, assessor_id in AssignmentItem.objects.filter(assignment__pool=pool).values_list(
             "assignment__topic_id", "docno", "assignment__assessor_id"):
         holders[(topic_id, docno)].add(assessor_id)
+    if pool.strategy in ADAPTIVE_STRATEGIES:
+        # an adaptive pool takes in documents the collection judged before it offered them, without
+        # giving them to anybody (pooling.services.pool_advance): nobody is asked to judge those again
+        judged = set(Judgment.objects.filter(collection=pool.collection, topic_id__in={r[0] for r in rows})
+                     .values_list("topic_id", "docno"))
+        rows = [r for r in rows if (r[0], r[1]) not in judged or (r[0], r[1]) in holders]
+    if not rows:
+        raise AssignmentRefused(f"pool {pool} has no documents for these topics")
     lengths = _pool_lengths(pool)
 
     units: list[tuple[int, list[tuple[str, int]]]] = []  # (topic_id, [(docno, order)])

@@ -304,35 +304,36 @@ def _topic_runs(frames: Mapping[str, pd.DataFrame], qid: str) -> dict[str, pd.Da
     return out
 
 
-def _judged_sequence(pool: Pool, qid: str) -> list[tuple[str, bool]]:
-    """Judged documents of the topic's pool entries, in the order they were first judged."""
+def _relevance(pool: Pool, qid: str, docnos) -> dict[str, bool]:
+    """Of these documents of the topic, those with a judgment in the collection (any assessor, any
+    pool, imported or not): relevant or not by the latest one ("cannot judge" counts as not relevant)."""
     from judging.models import Judgment
 
-    pooled = set(PoolEntry.objects.filter(pool=pool, topic__qid=qid).values_list("docno", flat=True))
     relevant_from = pool.collection.relevant_from
-    seen: dict[str, bool] = {}
-    for docno, grade in (Judgment.objects.filter(collection=pool.collection, topic__qid=qid, docno__in=pooled)
-                         .order_by("created_at", "id").values_list("docno", "grade")):
-        # a later judgment of the same document (a revision, a second assessor) updates its relevance
-        # but not its place in the sequence
-        seen[docno] = grade is not None and grade >= relevant_from
-    return list(seen.items())
+    known: dict[str, bool] = {}
+    for docno, grade in (Judgment.objects.filter(collection=pool.collection, topic__qid=qid, docno__in=list(docnos))
+                         .order_by("id").values_list("docno", "grade")):
+        known[docno] = grade is not None and grade >= relevant_from
+    return known
 
 
 def pool_advance(*, pool: Pool, qid: str) -> PoolEntry | None:
     """Add the adaptive strategy's next document for the topic, unless one is still unjudged or the
-    topic's budget is spent. Returns the new entry, or None."""
-    from judging.models import Assignment, AssignmentItem, Judgment
+    topic's budget is spent. Returns the new entry, or None.
+
+    A document the collection has already judged (another pool, imported qrels) is not asked again: it
+    joins the pool with its judgment, the strategy learns from it at once and offers the next one (it
+    counts against the topic's budget, as every document the strategy picks does)."""
+    from judging.models import Assignment, AssignmentItem
 
     if pool.strategy not in ADAPTIVE:
         return None
     entries = PoolEntry.objects.filter(pool=pool, topic__qid=qid)
-    pooled = set(entries.values_list("docno", flat=True))
-    judged_docs = set(Judgment.objects.filter(collection=pool.collection, topic__qid=qid, docno__in=pooled)
-                      .values_list("docno", flat=True))
-    if pooled - judged_docs:
+    offered = list(entries.order_by("judging_order").values_list("docno", flat=True))
+    known = _relevance(pool, qid, offered)
+    if any(docno not in known for docno in offered):
         return None  # the current document is still waiting for a judgment
-    sequence = _judged_sequence(pool, qid)
+    sequence = [(docno, known[docno]) for docno in offered]  # in the order the strategy offered them
     key = (pool.pk, qid)
     cached = _adaptive_cache.get(key)
     if cached is None or cached[1] > len(sequence):
@@ -346,22 +347,33 @@ def pool_advance(*, pool: Pool, qid: str) -> PoolEntry | None:
     for docno, relevant in sequence[recorded:]:
         obj.next_document(qid)  # replay as it happened: the strategy offers, the assessor judges
         obj.record(qid, docno, relevant)
-    _adaptive_cache.put(key, (obj, len(sequence)))
-    docno = obj.next_document(qid)
-    if docno is None or docno in pooled:
-        return None
+    recorded = len(sequence)
+    pooled = set(offered)
     topic = pool.collection.topics.get(qid=qid)
-    order = (entries.aggregate(m=Max("judging_order"))["m"] or 0) + 1
-    ranked = obj.ranked
-    hits = ranked[(ranked["qid"].astype(str) == qid) & (ranked["docno"].astype(str) == docno)]
-    entry = PoolEntry.objects.create(
-        pool=pool, topic=topic, docno=docno, judging_order=order, pool_rank=order,
-        min_depth=int(hits["rank"].min()) if len(hits) else None,
-        provenance={str(t): int(r) for t, r in zip(hits["tag"], hits["rank"], strict=True)})
-    # the assessors of the topic get the new document at the end of their queue
-    for assignment in Assignment.objects.filter(pool=pool, topic=topic):
-        AssignmentItem.objects.get_or_create(assignment=assignment, docno=docno,
-                                             defaults={"judging_order": order})
+    order = (entries.aggregate(m=Max("judging_order"))["m"] or 0)
+    entry = None
+    while True:
+        docno = obj.next_document(qid)
+        if docno is None or docno in pooled:
+            break
+        order += 1
+        ranked = obj.ranked
+        hits = ranked[(ranked["qid"].astype(str) == qid) & (ranked["docno"].astype(str) == docno)]
+        entry = PoolEntry.objects.create(
+            pool=pool, topic=topic, docno=docno, judging_order=order, pool_rank=order,
+            min_depth=int(hits["rank"].min()) if len(hits) else None,
+            provenance={str(t): int(r) for t, r in zip(hits["tag"], hits["rank"], strict=True)})
+        pooled.add(docno)
+        judged = _relevance(pool, qid, [docno])
+        if docno not in judged:
+            # the assessors of the topic get the new document at the end of their queue
+            for assignment in Assignment.objects.filter(pool=pool, topic=topic):
+                AssignmentItem.objects.get_or_create(assignment=assignment, docno=docno,
+                                                     defaults={"judging_order": order})
+            break
+        obj.record(qid, docno, judged[docno])
+        recorded += 1
+    _adaptive_cache.put(key, (obj, recorded))
     return entry
 
 

@@ -205,3 +205,29 @@ def test_the_provenance_of_an_adaptive_pool_names_the_runs_of_each_offered_docum
     for (qid, docno), by_tag in provenance.items():
         assert by_tag == {tag: ranking[qid].index(docno) + 1 for tag, ranking in rankings.items()
                           if docno in ranking[qid]}
+
+
+def test_an_adaptive_pool_does_not_ask_again_for_a_document_the_collection_has_judged(track, assessor):
+    from judging.models import Judgment
+
+    run("build_pool", "robust", "--strategy", "mtf", "--budget", "3", "--depth", "4", "--seed", "1",
+        "--name", "probe")
+    first = PoolEntry.objects.get(pool__name="probe", topic__qid="301").docno
+    Judgment.objects.create(collection=track, topic=track.topics.get(qid="301"), docno=first, grade=1,
+                            assessor="nist", source=Judgment.Source.IMPORT)
+    run("build_pool", "robust", "--strategy", "mtf", "--budget", "3", "--depth", "4", "--seed", "1",
+        "--name", "main")
+    pool = Pool.objects.get(name="main")
+    offered = list(PoolEntry.objects.filter(pool=pool, topic__qid="301").order_by("judging_order")
+                   .values_list("docno", flat=True))
+    assert offered[0] == first and len(offered) == 2, "the judged document joins, the next one is offered"
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    queue = list(AssignmentItem.objects.filter(assignment__assessor=assessor).values_list("docno", flat=True))
+    assert first not in queue and offered[1] in queue
+    for n in range(5):
+        item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
+        if item is None:
+            break
+        judgment_record(item_id=item.pk, user=assessor, grade=0, client_token=f"j{n}")
+    assert PoolEntry.objects.filter(pool=pool, topic__qid="301").count() == 3, "the budget counts the judged one"
+    assert AssignmentItem.objects.filter(assignment__assessor=assessor).count() == 2
