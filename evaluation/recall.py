@@ -192,12 +192,19 @@ def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth)
 # ----------------------------------------------------------------------------------------- recall
 def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
     """qid -> the deepest rank any of the runs returns for it (at most MAX_DEPTH)."""
-    deepest: pd.Series | None = None
+    deepest: dict[str, int] = {}
     for frame in services.frames(collection, tags).values():
-        sizes = frame["qid"].value_counts(sort=False)
-        sizes.index = sizes.index.astype(str)
-        deepest = sizes if deepest is None else deepest.combine(sizes, max, fill_value=0)
-    return {} if deepest is None else {q: int(min(v, MAX_DEPTH)) for q, v in deepest.items()}
+        qid = frame["qid"]
+        if isinstance(qid.dtype, pd.CategoricalDtype):  # stored runs: count the codes
+            codes = qid.cat.codes.to_numpy()
+            counts = np.bincount(codes[codes >= 0], minlength=len(qid.cat.categories))
+            sizes = zip(qid.cat.categories.astype(str), counts, strict=True)
+        else:
+            sizes = qid.astype(str).value_counts(sort=False).items()
+        for q, n in sizes:
+            if n and n > deepest.get(q, 0):
+                deepest[q] = int(n)
+    return {q: min(n, MAX_DEPTH) for q, n in deepest.items()}
 
 
 RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth", "note"]

@@ -266,6 +266,15 @@ def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_
     return out
 
 
+def _topic_lines(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
+    """A run's lines for one topic (on the category codes of a stored run: no string comparison)."""
+    column = frame["qid"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        position = column.cat.categories.get_indexer([qid])[0]
+        return frame[column.cat.codes.to_numpy() == position] if position >= 0 else frame.iloc[:0]
+    return frame[column == qid]
+
+
 @services.reads
 def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | None = None,
                  qrels_policy: str = "adjudicated", assessor: str | None = None,
@@ -289,7 +298,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     pool = snap.main_pool
     pool_size = 0 if pool is None else pool.pool.entries.filter(topic=topic).count()
     contributing = [t for t, c in snap.contributed.items() if c]
-    topic_runs = {t: f[f["qid"] == qid] for t, f in services.frames(collection, contributing).items()}
+    topic_runs = {t: _topic_lines(f, qid) for t, f in services.frames(collection, contributing).items()}
     provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
         columns=["qid", "docno", "tag", "rank"])
     by_depth = S.relevant_by_depth(provenance, mine, depths, relevant_from=snap.relevant_from) \
