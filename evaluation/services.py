@@ -28,7 +28,7 @@ import pandas as pd
 from django.db.models import Count, Max
 
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
-from evaluation.engine.ranking import Ranked
+from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from judging.models import Judgment
 from judging.selectors import qrels as judged_qrels
@@ -330,9 +330,8 @@ def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str
     def compute() -> tuple[Ranked, list[str]]:
         runs = frames(collection)
         tags = list(runs)
-        evaluator = Evaluator(prepared_qrels(collection, policy=policy, assessor=assessor), ["map"],
-                              max_depth=MAX_DEPTH)
-        return evaluator.rank([runs[t] for t in tags]), tags
+        qrels = prepared_qrels(collection, policy=policy, assessor=assessor)
+        return rank_runs(qrels, [runs[t] for t in tags], max_depth=MAX_DEPTH), tags
 
     return _rankings.get_or_compute(key, compute)
 
