@@ -45,7 +45,7 @@ import pandas as pd
 
 from pooling.strategies.sampling import estimate_relevant
 
-__all__ = ["CurveEstimate", "depth_curves", "power_law_tail", "sampled_estimate"]
+__all__ = ["CurveEstimate", "curves_from_best", "depth_curves", "power_law_tail", "sampled_estimate"]
 
 
 class CurveEstimate(NamedTuple):
@@ -160,35 +160,53 @@ def depth_curves(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: in
     ci_high, slope, method ("accumulation curve", or why it does not apply: then estimate = known), note
     (what the fit rests on).
     """
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     grades = _grades(qrels)
     known = (grades["rel"] >= relevant_from).groupby(grades["qid"]).sum()
     best = _best_ranks(ranked, grades)
-    judged = best["rel"].notna().to_numpy()
-    relevant = (best["rel"].fillna(-1).to_numpy() >= relevant_from)
-    first_unjudged = best[~judged].groupby("qid")["rank"].min()
-    deepest = best.groupby("qid")["rank"].max()
-    positions = best.groupby("qid", sort=False).indices  # qid -> rows of best (no scan per topic)
-    rank_of = best["rank"].to_numpy()
+    codes, topics = pd.factorize(best["qid"], sort=False)
+    return curves_from_best(list(map(str, topics)), codes, best["rank"].to_numpy(dtype=np.int64),
+                            best["rel"].to_numpy(dtype=float), known, relevant_from=relevant_from,
+                            run_depth=run_depth, confidence=confidence)
+
+
+def curves_from_best(topics: Sequence[str], topic: np.ndarray, rank: np.ndarray, rel: np.ndarray,
+                     known: Mapping[str, int] | pd.Series, *, relevant_from: int = 1,
+                     run_depth: Mapping[str, int] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    """:func:`depth_curves` on arrays, one element per distinct pooled-or-not document of the runs' tops:
+    ``topic`` (index into ``topics``), ``rank`` (the best any contributing run gives it, 1-based) and
+    ``rel`` (its grade, NaN when unjudged). ``known``: qid -> known relevant documents, for every qrels
+    topic (the rows of the result, in that order)."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    topic = np.asarray(topic, dtype=np.int64)
+    rank = np.asarray(rank, dtype=np.int64)
+    rel = np.asarray(rel, dtype=float)
+    judged = ~np.isnan(rel)
+    relevant = judged & (np.nan_to_num(rel, nan=-1.0) >= relevant_from)
+    order = np.argsort(topic, kind="stable")  # each topic's rows together (no scan per topic)
+    bounds = np.searchsorted(topic[order], np.arange(len(topics) + 1))
+    position = {str(q): i for i, q in enumerate(topics)}
     rows = []
-    for qid in known.index:
-        r_known = int(known[qid])
-        if qid not in deepest.index:
+    for qid, r_known in (known.items() if hasattr(known, "items") else known):
+        r_known = int(r_known)
+        code = position.get(str(qid))
+        in_topic = order[bounds[code]:bounds[code + 1]] if code is not None else order[:0]
+        if not in_topic.size:
             rows.append(_known_only(qid, r_known, "no contributing run retrieved this topic"))
             continue
-        complete = int(first_unjudged[qid]) - 1 if qid in first_unjudged.index else int(deepest[qid])
-        in_topic = positions[qid]
+        all_ranks = rank[in_topic]
+        deepest = int(all_ranks.max())
+        unjudged = all_ranks[~judged[in_topic]]
+        complete = int(unjudged.min()) - 1 if unjudged.size else deepest
         if complete < 2:
             rows.append(_known_only(qid, r_known, f"complete depth {complete} < 2: nothing to fit"))
             continue
-        ranks = rank_of[in_topic[relevant[in_topic]]]
+        ranks = all_ranks[relevant[in_topic]]
         counts = np.bincount(ranks[ranks <= complete], minlength=complete + 1)[1:]
         if counts.sum() == 0:
             rows.append(_known_only(qid, r_known, f"no relevant document within the complete depth {complete}"))
             continue
-        m = max(int(run_depth[qid]) if run_depth is not None and qid in run_depth else int(deepest[qid]), complete)
-        all_ranks = rank_of[in_topic]
-        added = np.bincount(all_ranks, minlength=int(deepest[qid]) + 1)[1:].astype(np.float64)
+        m = max(int(run_depth[qid]) if run_depth is not None and qid in run_depth else deepest, complete)
+        added = np.bincount(all_ranks, minlength=deepest + 1)[1:].astype(np.float64)
         if m > added.size:  # below the ranks given: as many new documents per depth as in the last ten
             added = np.concatenate([added, np.full(m - added.size, added[-10:].mean())])
         fit = power_law_tail(counts, max_depth=m, new_documents=added)

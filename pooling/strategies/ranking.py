@@ -224,8 +224,23 @@ def _top_of_run(topic: np.ndarray, score: np.ndarray, depths: np.ndarray):
     return positions, np.repeat(block_topic.astype(np.int64), take), ranks
 
 
-def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
-    """:func:`ranked_entries` as codes (see :class:`Ranked`).
+@dataclass(frozen=True)
+class TopRows:
+    """The rows every run ranks within the depth, as codes, before documents are coded: ``topic``
+    (index into ``topics``), ``run`` (into ``tags``), ``rank`` (1-based), ``score`` and ``docno``; ordered
+    by run, topic (natural order), rank."""
+
+    topics: list[str]
+    tags: list[str]
+    topic: np.ndarray
+    run: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    docno: pa.Array
+
+
+def top_rows(runs: Runs, depth: Depth = None) -> TopRows:
+    """Each run's rows ranked within ``depth`` of their topic (the rule of :func:`ranked_entries`).
 
     Each run is ranked on its own (its arrays stay in cache); a run stored in the canonical order
     (topic blocks, score descending) is only checked, not sorted, and only its kept rows are copied.
@@ -234,8 +249,9 @@ def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
     for tag in tags:
         _check_run(tag, runs[tag])
     topics, qcodes = _topic_codes(runs) if tags else ([], [])
+    none = np.zeros(0, dtype=np.int64)
     if not topics:
-        return _empty_ranked(tags)
+        return TopRows([], tags, none, none, none, np.zeros(0), pa.array([], pa.string()))
     depths = depth_array(depth, topics)
     kept_topic, kept_rank, kept_score, kept_run, docno_chunks = [], [], [], [], []
     for r, tag in enumerate(tags):
@@ -257,9 +273,19 @@ def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
         kept_score.append(score[positions])
         kept_run.append(np.full(len(positions), r, dtype=np.int64))
     if not docno_chunks:
+        return TopRows(topics, tags, none, none, none, np.zeros(0), pa.array([], pa.string()))
+    topic, rank, score, run = (np.concatenate(a) for a in (kept_topic, kept_rank, kept_score, kept_run))
+    return TopRows(topics, tags, topic, run, rank, score, pa.concat_arrays(docno_chunks))
+
+
+def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
+    """:func:`ranked_entries` as codes (see :class:`Ranked`): :func:`top_rows`, documents coded."""
+    rows = top_rows(runs, depth)
+    tags = rows.tags
+    if not len(rows.rank):
         return _empty_ranked(tags)
-    qid_of, ranks, scores_kept, run_of = (np.concatenate(a) for a in (kept_topic, kept_rank, kept_score, kept_run))
-    docnos = pa.concat_arrays(docno_chunks)
+    topics = rows.topics
+    qid_of, ranks, scores_kept, run_of, docnos = rows.topic, rows.rank, rows.score, rows.run, rows.docno
     encoded = docnos.dictionary_encode()
     by_name = pc.array_sort_indices(encoded.dictionary).to_numpy()
     code_of = np.empty(len(by_name), dtype=np.int64)

@@ -108,3 +108,38 @@ def test_run_recall_is_reported_against_known_and_estimated_totals(db, tmp_path)
         assert table.loc[tag, "relevant_retrieved"] == found[tag]
         assert table.loc[tag, "recall_known"] == pytest.approx(found[tag] / 4)
         assert table.loc[tag, "recall_estimated"] == pytest.approx(found[tag] / 7)
+
+
+def test_the_page_estimates_equal_the_curves_computed_from_the_ranked_entries(db, tmp_path):
+    """The selector finds best ranks and grades on integer codes; the engine's frame-based
+    ``depth_curves`` over ``ranked_entries`` is the reference (several topics, documents shared between
+    runs at different ranks, a topic with judgments and no run, unjudged documents below the pool)."""
+    from evaluation import services
+    from evaluation.engine.recall import depth_curves
+    from evaluation.recall import RECALL_COLUMNS, _run_depths
+    from pooling import strategies as S
+
+    rng = np.random.default_rng(5)
+    collection = factories.collection_with_topics()
+    docs = [f"doc{i}" for i in range(60)]
+    rankings = {f"r{k}": {q: list(rng.choice(docs, size=int(rng.integers(15, 40)), replace=False))
+                          for q in ("301", "302")} for k in range(4)}
+    write_runs(tmp_path, rankings, no_pool={"r3"})
+    run("build_pool", "robust", "--depth", "6")
+    judged = {(q, d): int(rng.random() < 0.4) for q in ("301", "302") for d in docs[:45]}
+    judged.update({(q, d): int(rng.random() < 0.4) for tag in ("r0", "r1", "r2") for q, ranking in
+                   rankings[tag].items() for d in ranking[:8] if (q, d) not in judged})
+    judged[("303", "doc1")] = 1
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", judged))
+    page = selectors.recall_estimates(collection)
+    tags = ["r0", "r1", "r2"]
+    qrels = services.qrels_frame(collection)
+    expected = depth_curves(S.ranked_entries(services.frames(collection, tags), 100), qrels,
+                            run_depth=_run_depths(collection, tags))[RECALL_COLUMNS]
+    expected = expected.set_index("qid").loc[S.sorted_topics(expected["qid"])].reset_index()
+    assert list(page["qid"]) == ["301", "302", "303"]
+    assert page["method"].tolist() == expected["method"].tolist()
+    assert page[["known_relevant", "estimate", "ci_low", "ci_high", "complete_depth"]].to_numpy(dtype=float) == \
+        pytest.approx(expected[["known_relevant", "estimate", "ci_low", "ci_high", "complete_depth"]]
+                      .to_numpy(dtype=float), nan_ok=True)
+    assert page["method"].str.startswith("accumulation").sum() >= 1
