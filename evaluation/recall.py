@@ -101,47 +101,78 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
               assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
     """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
     topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
-    unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit)."""
+    unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit). A run's score is
+    the mean of its per-topic values (its topics), so only the changed topics' values are replaced."""
     full = services.evaluate(collection, [measure], policy=policy, assessor=assessor)
-    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor)
     prepared = services.prepared_qrels(collection, policy=policy, assessor=assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
-    uniques = unique_judged(provenance, qrels, unit_of)
-    _, judgment = prepared.lookup(topic_codes(uniques["qid"], prepared.topic_array),
-                                  codes_in(as_arrow_strings(uniques["docno"]), prepared.vocabulary))
-    uniques = uniques.assign(judgment=judgment)  # every unique pair is judged: one judgment per row
-    by_unit = {u: g for u, g in uniques.groupby("unit", sort=False)}
+    units = sorted(set(unit_of.values()))
+    unit_code = {u: i for i, u in enumerate(units)}
+    tag_code, tag_names = pd.factorize(provenance["tag"])
+    owner = unique_owner(provenance, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
+    relevant = prepared.grades >= snap.relevant_from
     request = services.batches([measure])[0]
     ranking, order = services.ranked(collection, policy=policy, assessor=assessor)
     run_index = {t: i for i, t in enumerate(order)}
-    topic_code = prepared.topic_position()
-    scores = {t: _mean_over(s.per_topic, s.per_topic.index, name) for t, s in full.items()}
+    # each run's segments are contiguous (segments are numbered run by run), and so are their entries
+    run_bounds = np.searchsorted(ranking.seg_run, np.arange(len(order) + 1))
+    unique_judgments = np.flatnonzero(owner >= 0)
+    owned = owner[unique_judgments]
+    by_owner = np.argsort(owned, kind="stable")
+    owner_bounds = np.searchsorted(owned[by_owner], np.arange(len(units) + 1))
+    totals = {t: (float(np.sum(s.values[name])) if name in s.values else 0.0, len(s.qids)) for t, s in full.items()}
+    scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}
     rows = []
-    for unit in sorted(set(unit_of.values())):
+    for u, unit in enumerate(units):
         runs = [unit] if by == "run" else [t for t in snap.tags if snap.team_of(t) == unit]
-        mine = by_unit.get(unit, uniques.iloc[:0])
-        loo = None
-        if len(mine):
-            topics = pd.unique(mine["qid"])
+        mine = unique_judgments[by_owner[owner_bounds[u]:owner_bounds[u + 1]]]
+        changed: dict[str, float] = {}
+        if mine.size:
             drop = np.zeros(len(prepared.keys), dtype=bool)
-            drop[mine["judgment"].to_numpy()] = True
+            drop[mine] = True
+            topics = np.unique(prepared.keys[mine] // prepared.n_docs)
             # the unit's runs on the topics that change, ranked once for every page: only the judgments move
-            segments = np.flatnonzero(np.isin(ranking.seg_run, [run_index[t] for t in runs])
-                                      & np.isin(ranking.seg_topic, [topic_code[q] for q in topics]))
-            loo = services.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
-                                        {run_index[t]: t for t in runs}, request, snap.relevant_from)
+            segments = np.concatenate([
+                lo + np.flatnonzero(np.isin(ranking.seg_topic[lo:hi], topics))
+                for lo, hi in (run_bounds[[run_index[t], run_index[t] + 1]] for t in runs)])
+            if segments.size:
+                loo = services.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
+                                            {run_index[t]: t for t in runs}, request, snap.relevant_from)
+                for tag in runs:
+                    left_out, before = loo[tag], full[tag]
+                    if name in left_out.values and left_out.qids:
+                        changed[tag] = float(np.sum(left_out.values[name])) - float(
+                            np.sum(before.column(name, left_out.qids, 0.0)))
         for tag in runs:
-            per_topic = full[tag].per_topic
-            if loo is not None:
-                changed = loo[tag].per_topic if tag in loo else per_topic.iloc[:0]
-                per_topic = pd.concat([per_topic.drop(index=topics, errors="ignore"), changed])
+            total, n = totals[tag]
             rows.append({"unit": unit, "run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag],
-                         "unique_judged": int(len(mine)),
-                         "unique_relevant": int((mine["rel"] >= snap.relevant_from).sum()),
-                         "score": scores[tag],
-                         "score_loo": _mean_over(per_topic, full[tag].per_topic.index, name)})
+                         "unique_judged": int(mine.size), "unique_relevant": int(relevant[mine].sum()),
+                         "score": scores[tag], "score_loo": (total + changed.get(tag, 0.0)) / n if n else 0.0})
     return rows, scores, source
+
+
+def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int], tag_code: np.ndarray
+                 ) -> np.ndarray:
+    """For every judgment of ``qrels`` (aligned with its keys), the one unit that contributed it, or -1
+    (contributed by several units, or by none): ``provenance`` rows (qid, docno, tag) with their tag codes
+    ``tag_code`` and the unit of each tag code ``unit_of_tag`` (-1: not a unit)."""
+    owner = np.full(len(qrels.keys), -1, dtype=np.int64)
+    if not len(provenance):
+        return owner
+    unit = np.asarray(unit_of_tag, dtype=np.int64)[np.asarray(tag_code, dtype=np.int64)]
+    rows, judgment = qrels.lookup(topic_codes(provenance["qid"], qrels.topic_array),
+                                  codes_in(as_arrow_strings(provenance["docno"]), qrels.vocabulary))
+    unit = unit[rows]
+    judgment = judgment[unit >= 0]
+    unit = unit[unit >= 0]
+    width = int(unit.max(initial=0)) + 1
+    pairs = np.unique(judgment * width + unit)  # distinct (judgment, unit)
+    judgment_of, unit_of = pairs // width, pairs % width
+    count = np.bincount(judgment_of, minlength=len(qrels.keys))
+    single = count[judgment_of] == 1
+    owner[judgment_of[single]] = unit_of[single]
+    return owner
 
 
 @services.reads
@@ -301,7 +332,7 @@ def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_p
     estimated = estimates["estimate"].to_numpy(dtype=float)
     rows = []
     for tag, s in scores.items():
-        found = s.per_topic["num_rel_ret"].reindex(topics).fillna(0).to_numpy(dtype=float)
+        found = s.column("num_rel_ret", list(topics), 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             recall_known = np.nanmean(np.where(known > 0, found / known, np.nan)) if (known > 0).any() else np.nan
             recall_est = np.nanmean(np.where(estimated > 0, found / estimated, np.nan)) \

@@ -24,7 +24,7 @@ Paired tests need one value per topic for every run: a topic a run returned noth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -81,7 +81,7 @@ class Leaderboard:
     collection: str
     measures: list[str]                        # printed names, in the order asked
     runs: list[RunScore]                       # by the first measure, best first
-    per_topic: dict[str, pd.DataFrame]         # tag -> index qid, one column per measure
+    per_topic: Mapping[str, pd.DataFrame]      # tag -> index qid, one column per measure (built lazily)
     topics: list[str]                          # topics evaluated (in the qrels and some run), natural order
     qrels_policy: str
     judged_threshold: float
@@ -105,15 +105,20 @@ def _natural(qids) -> list[str]:
 def _topics(scores: dict[str, Scores]) -> list[str]:
     seen: set[str] = set()
     for s in scores.values():
-        seen.update(map(str, s.per_topic.index))
+        seen.update(map(str, s.qids))
     return _natural(seen)
 
 
 def _matrix(scores: dict[str, Scores], name: str, topics: list[str]) -> pd.DataFrame:
     """Topics x runs of one measure; a topic without results counts 0."""
-    return pd.DataFrame({tag: (s.per_topic[name].reindex(topics).fillna(0.0) if name in s.per_topic
-                               else pd.Series(0.0, index=topics)) for tag, s in scores.items()},
-                        index=pd.Index(topics, name="qid")).astype(float)
+    return _table(scores, name, topics, fill=0.0)
+
+
+def _table(scores: dict[str, Scores], name: str, topics: list[str], fill: float = np.nan) -> pd.DataFrame:
+    """Topics x runs of one measure, ``fill`` where a run has no value (built from the arrays)."""
+    values = np.column_stack([s.column(name, topics, fill) for s in scores.values()]) if scores else \
+        np.zeros((len(topics), 0))
+    return pd.DataFrame(values, index=pd.Index(topics, name="qid"), columns=list(scores))
 
 
 def _significance(matrix: pd.DataFrame, test: str, correction: str, alpha: float
@@ -187,7 +192,7 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     depths = sorted({10, *([pool.depth] if pool is not None and pool.depth else [])})
     topics = _topics(scores)
     first = names[0]
-    per_topic_first = first in next(iter(scores.values())).per_topic.columns
+    per_topic_first = first in next(iter(scores.values())).values
     if per_topic_first:
         letters, vs_best, letters_method = _significance(_matrix(scores, first, topics), test, correction, alpha)
     else:
@@ -201,30 +206,46 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
         flags = [] if contributed else [NOT_CONTRIBUTED]
         if judged[10] < threshold:
             flags.append(f"judged@10 = {judged[10]:.2f} < {threshold:.2f}")
-        ci = {n: t_interval(s.per_topic[n].to_numpy(dtype=float)) if n in s.per_topic else (np.nan, np.nan)
+        ci = {n: t_interval(np.asarray(s.values[n], dtype=float)) if n in s.values else (np.nan, np.nan)
               for n in names}
         robust = {n: s.aggregate[n] for n in robust_names if n in s.aggregate}
         if infap is not None:
             robust["infAP"] = infap[tag]
         notes = []
-        if len(s.per_topic) < n_qrels:
-            notes.append(f"no results for {n_qrels - len(s.per_topic)} of {n_qrels} judged topics")
+        if len(s.qids) < n_qrels:
+            notes.append(f"no results for {n_qrels - len(s.qids)} of {n_qrels} judged topics")
         worse, p_best = vs_best[tag]
         rows.append(RunScore(tag=tag, team=snap.teams[tag], contributed=contributed,
                              measures={n: s.aggregate[n] for n in names if n in s.aggregate},
                              judged_at_10=judged[10], judged_at_k=judged, flags=flags, ci=ci,
                              letter=letters[tag], rank=0, robust=robust, worse_than_best=worse, p_vs_best=p_best,
-                             topics=len(s.per_topic), notes=notes))
+                             topics=len(s.qids), notes=notes))
     rows.sort(key=lambda r: (-_number(r.measures.get(first)), r.tag))
     ranks = competition_ranks(np.array([_number(r.measures.get(first)) for r in rows]))
     rows = [_with_rank(r, int(k)) for r, k in zip(rows, ranks, strict=True)]
     pool_text = None if pool is None else f"{pool.name} ({pool.strategy}" + (
         f", depth {pool.depth})" if pool.depth else ")")
     return Leaderboard(collection=snap.slug, measures=names, runs=rows,
-                       per_topic={tag: s.per_topic for tag, s in scores.items()}, topics=topics,
+                       per_topic=_PerTopic(scores), topics=topics,
                        qrels_policy=policy if assessor is None else f"assessor {assessor}",
                        judged_threshold=float(threshold), robust_measures=robust_names, test=test,
                        correction=correction, pool=pool_text, letters_method=letters_method)
+
+
+class _PerTopic(Mapping):
+    """tag -> the run's per-topic frame, built when asked for (a page shows one run's at most)."""
+
+    def __init__(self, scores: dict[str, Scores]) -> None:
+        self._scores = scores
+
+    def __getitem__(self, tag: str) -> pd.DataFrame:
+        return self._scores[tag].per_topic
+
+    def __iter__(self):
+        return iter(self._scores)
+
+    def __len__(self) -> int:
+        return len(self._scores)
 
 
 def _number(value) -> float:
@@ -256,8 +277,7 @@ def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_
     if tag not in scores:
         raise EvaluationError(f"no run {tag!r} in collection {collection.slug!r}")
     topics = _topics(scores)
-    table = pd.DataFrame({t: s.per_topic[name].reindex(topics) for t, s in scores.items()},
-                         index=pd.Index(topics, name="qid")).astype(float)
+    table = _table(scores, name, topics)
     own = table[tag]
     out = pd.DataFrame({
         "qid": topics, "score": own.fillna(0.0).to_numpy(), "best": table.max(axis=1).to_numpy(),
@@ -306,10 +326,10 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
                                                       "relevant_per_judgment"])
     rows = []
     for tag, s in scores.items():
-        has = qid in s.per_topic.index
+        has = qid in s.qids
         row = {"run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag], "has_results": has}
         for n in [*names, "judged_10"]:
-            row[n] = float(s.per_topic.at[qid, n]) if has and n in s.per_topic else 0.0
+            row[n] = float(s.column(n, [qid], 0.0)[0])
         rows.append(row)
     runs = pd.DataFrame(rows).sort_values([names[0], "run"], ascending=[False, True], kind="stable") \
         .reset_index(drop=True) if rows else pd.DataFrame()

@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from django.db.models import Count, Max
 
@@ -302,13 +303,48 @@ def batches(requests: Iterable[str]) -> list[tuple[str, ...]]:
 
 
 # ------------------------------------------------------------------------------------ evaluation
-@dataclass(frozen=True)
 class Scores:
     """One run's scores: ``per_topic`` (index qid, one column per printed measure name) and ``aggregate``
-    (trec_eval's "all" line)."""
+    (trec_eval's "all" line). The per-topic values are kept as arrays (``qids``, ``values``: name ->
+    array aligned with ``qids``); the frame is built on first use only (most pages read a few runs'
+    frames, or the arrays through :func:`matrix`)."""
 
-    per_topic: pd.DataFrame
-    aggregate: dict
+    __slots__ = ("qids", "values", "aggregate", "_frame")
+
+    def __init__(self, qids: list[str], values: dict, aggregate: dict) -> None:
+        self.qids = qids
+        self.values = values
+        self.aggregate = aggregate
+        self._frame = None
+
+    @classmethod
+    def of(cls, result) -> Scores:
+        """From an engine :class:`~evaluation.engine.evaluator.EvalResult`."""
+        return cls(result.qids, result.values, result.aggregate)
+
+    @property
+    def per_topic(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid", dtype=object))
+        return self._frame
+
+    def column(self, name: str, topics: Sequence[str], fill: float = np.nan) -> np.ndarray:
+        """The values of ``name`` on ``topics`` (float), ``fill`` where the run has none (no results
+        for the topic, or no per-topic value of that name)."""
+        out = np.full(len(topics), fill, dtype=float)
+        values = self.values.get(name)
+        if values is None or not len(topics):
+            return out
+        if self.qids == topics or list(self.qids) == list(topics):
+            return np.asarray(values, dtype=float).copy()
+        where = {q: i for i, q in enumerate(self.qids)}
+        index = np.fromiter((where.get(q, -1) for q in topics), dtype=np.int64, count=len(topics))
+        have = index >= 0
+        out[have] = np.asarray(values, dtype=float)[index[have]]
+        return out
+
+    def __repr__(self) -> str:
+        return f"Scores({len(self.qids)} topics, {list(self.aggregate)})"
 
 
 def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
@@ -340,7 +376,7 @@ def score_ranked(qrels: Qrels, ranking: Ranked, tags: dict[int, str], requests: 
                  relevance_level: int) -> dict[str, Scores]:
     """Scores of the runs ``tags`` names (index in ``ranking`` -> tag), ranked against ``qrels`` or its parent."""
     evaluator = Evaluator(qrels, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
-    return {tag: Scores(r.per_topic, r.aggregate) for tag, r in evaluator.score(ranking, tags).items()}
+    return {tag: Scores.of(r) for tag, r in evaluator.score(ranking, tags).items()}
 
 
 def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], requests: Sequence[str],
@@ -349,18 +385,28 @@ def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], 
     prepared = qrels if isinstance(qrels, Qrels) else Qrels.from_frame(qrels)
     evaluator = Evaluator(prepared, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
     results = evaluator.evaluate_many(runs)
-    return {tag: Scores(r.per_topic, r.aggregate) for tag, r in results.items()}
+    return {tag: Scores.of(r) for tag, r in results.items()}
 
 
 def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
+    """One :class:`Scores` per run from several batches' (every batch ranks the runs alike: same topics,
+    same order; a name two batches give keeps the first's values)."""
     out = {}
     for tag in tags:
-        per_topic = pd.concat([p[tag].per_topic for p in parts], axis=1) if len(parts) > 1 else parts[0][tag].per_topic
-        per_topic = per_topic.loc[:, ~per_topic.columns.duplicated()]
-        aggregate: dict = {}
-        for p in parts:
-            aggregate.update(p[tag].aggregate)
-        out[tag] = Scores(per_topic, aggregate)
+        if len(parts) == 1:
+            out[tag] = parts[0][tag]
+            continue
+        first = parts[0][tag]
+        values, aggregate = dict(first.values), dict(first.aggregate)
+        for p in parts[1:]:
+            other = p[tag]
+            if other.qids != first.qids:  # not expected: align on the first batch's topics
+                frame = other.per_topic.reindex(first.qids)
+                other = Scores(first.qids, {c: frame[c].to_numpy() for c in frame.columns}, other.aggregate)
+            for name, v in other.values.items():
+                values.setdefault(name, v)
+            aggregate.update(other.aggregate)
+        out[tag] = Scores(first.qids, values, aggregate)
     return out
 
 

@@ -63,11 +63,14 @@ class Ranked:
     def select(self, segments: np.ndarray) -> Ranked:
         """Only these segments (ascending indices), with their entries; runs keep their numbers."""
         segments = np.asarray(segments, dtype=np.int64)
-        renumber = np.full(len(self.lengths), -1, dtype=np.int64)
-        renumber[segments] = np.arange(segments.size)
-        keep = renumber[self.e_seg] >= 0
+        # entries are grouped by segment (e_seg non-decreasing): each selected segment's are one slice
+        low = np.searchsorted(self.e_seg, segments, side="left")
+        counts = np.searchsorted(self.e_seg, segments, side="right") - low
+        total = int(counts.sum())
+        take = np.repeat(low - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
         return Ranked(self.seg_run[segments], self.seg_topic[segments], self.lengths[segments],
-                      renumber[self.e_seg[keep]], self.e_pos[keep], self.e_rel[keep], self._judgments(keep))
+                      np.repeat(np.arange(segments.size, dtype=np.int64), counts), self.e_pos[take],
+                      self.e_rel[take], None if self.e_judgment is None else self.e_judgment[take])
 
     def without(self, drop: np.ndarray) -> Ranked:
         """The ranking against the qrels less the judgments flagged in ``drop`` (aligned with the qrels'
