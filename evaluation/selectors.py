@@ -291,7 +291,12 @@ def _topic_lines(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
     column = frame["qid"]
     if isinstance(column.dtype, pd.CategoricalDtype):
         position = column.cat.categories.get_indexer([qid])[0]
-        return frame[column.cat.codes.to_numpy() == position] if position >= 0 else frame.iloc[:0]
+        if position < 0:
+            return frame.iloc[:0]
+        rows = np.flatnonzero(column.cat.codes.to_numpy() == position)
+        if rows.size and rows[-1] - rows[0] + 1 == rows.size:  # stored runs hold a topic's lines together
+            return frame.iloc[rows[0]: rows[-1] + 1]
+        return frame.iloc[rows]
     return frame[column == qid]
 
 
