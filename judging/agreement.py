@@ -281,19 +281,42 @@ def majority_qrels(judgments: pd.DataFrame, *, tie: str = "lower") -> pd.DataFra
     if tie not in ("lower", "higher"):
         raise ValueError(f"tie must be 'lower' or 'higher', got {tie!r}")
     frame = _check_judgments(judgments)
-    shared = frame.duplicated(["qid", "docno"], keep=False).to_numpy()
-    if not shared.any():  # one assessor per document (the usual case): nothing to vote on
+    documents, qids, docnos = _documents(frame)
+    if not _has_duplicates(documents):  # one assessor per document (the usual case): nothing to vote on
         out = frame.rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
-        out = out.sort_values(["qid", "docno"], kind="stable").reset_index(drop=True)
+        out = out.take(np.argsort(documents, kind="stable")).reset_index(drop=True)
         out["rel"] = out["rel"].astype(int)
         return out
-    votes = frame.groupby(["qid", "docno", "grade"], sort=False).size().rename("votes").reset_index()
-    votes = votes.sort_values(["qid", "docno", "votes", "grade"], ascending=[True, True, False, tie == "lower"],
-                              kind="stable")
-    best = votes.drop_duplicates(["qid", "docno"], keep="first")
-    out = best.rename(columns={"grade": "rel"})[["qid", "docno", "rel"]].reset_index(drop=True)
+    # count the votes of each (document, grade) in (document, grade) order, then keep each document's most
+    # frequent grade, the lowest or highest of equally frequent ones
+    documents, document_keys = pd.factorize(documents, sort=True)
+    grades, grade_values = pd.factorize(frame["grade"].to_numpy(), sort=True)
+    votes, counts = np.unique(documents.astype(np.int64) * len(grade_values) + grades, return_counts=True)
+    document, grade = np.divmod(votes, len(grade_values))
+    order = np.lexsort((grade if tie == "lower" else -grade, -counts, document))
+    best = order[np.r_[True, document[order][1:] != document[order][:-1]]]
+    keys = document_keys[document[best]]
+    out = pd.DataFrame({"qid": _group_keys(qids.take(keys // len(docnos))),
+                        "docno": _group_keys(docnos.take(keys % len(docnos))), "rel": grade_values[grade[best]]})
     out["rel"] = out["rel"].astype(int)
     return out
+
+
+def _documents(frame: pd.DataFrame) -> tuple[np.ndarray, pd.Index, pd.Index]:
+    """One integer per (qid, docno) that sorts as the pair does (as sort_values does: codes of each column's
+    sorted distinct values), and those distinct qids and docnos."""
+    qids, qid_values = pd.factorize(frame["qid"], sort=True)
+    docnos, docno_values = pd.factorize(frame["docno"], sort=True)
+    return qids.astype(np.int64) * len(docno_values) + docnos, qid_values, docno_values
+
+
+def _group_keys(values: pd.Index) -> pd.Index:
+    """Values as a groupby hands its keys back: object ones have their dtype inferred (strings give str)."""
+    return values.infer_objects() if values.dtype == object else values
+
+
+def _has_duplicates(values: np.ndarray) -> bool:
+    return bool(pd.Series(values).duplicated().any())
 
 
 # --------------------------------------------------------------------------- ranking correlation
