@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import io
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
 
-plt.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
-                     "svg.fonttype": "none"})
+@functools.cache
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, set up on first use: importing it costs about half a
+    second, which every command would otherwise pay at start-up (Django's checks import the views)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
+                         "svg.fonttype": "none"})
+    return plt
 
 
 def _svg(fig) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
-    plt.close(fig)
+    _pyplot().close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog so the SVG can sit inline in HTML
 
@@ -26,7 +34,7 @@ def participant_plot(report: pd.DataFrame, tag: str, measure: str) -> str:
     """Per topic: the run's score as a bar against the best / median / worst of all runs (the TREC
     participant report)."""
     width = max(6.0, 0.28 * len(report) + 2)
-    fig, ax = plt.subplots(figsize=(width, 3.6))
+    fig, ax = _pyplot().subplots(figsize=(width, 3.6))
     x = range(len(report))
     ax.vlines(x, report["worst"], report["best"], color="#c5ccd6", linewidth=6, label="worst to best of all runs")
     ax.scatter(x, report["median"], marker="_", s=120, color="#1d2330", label="median of all runs", zorder=3)
@@ -43,7 +51,7 @@ def participant_plot(report: pd.DataFrame, tag: str, measure: str) -> str:
 
 def pr_plot(curves: pd.DataFrame) -> str:
     """Interpolated precision-recall curves (columns tag, recall, precision)."""
-    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    fig, ax = _pyplot().subplots(figsize=(6.5, 4.2))
     for tag, group in curves.groupby("tag", sort=False):
         ax.plot(group["recall"], group["precision"], marker="o", markersize=3, label=str(tag))
     ax.set_xlim(0, 1)
@@ -58,7 +66,7 @@ def pr_plot(curves: pd.DataFrame) -> str:
 
 def depth_plot(by_depth: pd.DataFrame) -> str:
     """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant)."""
-    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    fig, ax = _pyplot().subplots(figsize=(6.0, 3.4))
     ax.plot(by_depth["depth"], by_depth["pool_size"], marker="o", markersize=3, label="pooled documents",
             color="#8a94a6")
     ax.plot(by_depth["depth"], by_depth["relevant"], marker="o", markersize=3, label="relevant found",

@@ -15,10 +15,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 JUDGMENT_COLUMNS = ("assessor", "qid", "docno", "grade")
 LEVELS = ("nominal", "ordinal", "interval")
+
+
+def _stats():
+    """scipy.stats, imported on first use: it costs about a second at the start of every command."""
+    from scipy import stats
+
+    return stats
 
 
 # --------------------------------------------------------------------------------------- two raters
@@ -357,5 +363,5 @@ def ranking_correlation(scores_a: Mapping[str, float], scores_b: Mapping[str, fl
     b = np.array([scores_b[k] for k in names], dtype=float)
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("run scores contain NaN")
-    tau_b = float(stats.kendalltau(a, b, variant="b").statistic)
+    tau_b = float(_stats().kendalltau(a, b, variant="b").statistic)
     return tau_b, tau_ap(scores_a, scores_b)

@@ -10,7 +10,13 @@ import itertools
 import string
 
 import numpy as np
-from scipy.stats import t as t_dist
+
+
+def _t():
+    """Student's t from scipy.stats, imported on first use (it costs about a second at start-up)."""
+    from scipy.stats import t
+
+    return t
 
 
 def competition_ranks(values: np.ndarray) -> np.ndarray:
@@ -23,7 +29,7 @@ def competition_ranks(values: np.ndarray) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def _t_quantile(q: float, df: int) -> float:
     """Student's t quantile (scipy's ppf costs ~0.5 ms: a leaderboard asks the same one per run)."""
-    return float(t_dist.ppf(q, df))
+    return float(_t().ppf(q, df))
 
 
 def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
@@ -67,7 +73,7 @@ def pairwise_t(values: np.ndarray, confidence: float = 0.95) -> dict[str, np.nda
             effect = mean / sd
         t = np.where(zero, 0.0, np.where(constant, np.copysign(np.inf, mean), t))
         effect = np.where(zero, 0.0, np.where(constant, np.copysign(np.inf, mean), effect))
-        p = np.where(zero, 1.0, np.where(constant, 0.0, 2 * t_dist.sf(np.abs(t), n - 1)))
+        p = np.where(zero, 1.0, np.where(constant, 0.0, 2 * _t().sf(np.abs(t), n - 1)))
         half = critical * sd / np.sqrt(n)
         j = np.arange(i + 1, k)
         for key, value in (("i", np.full(j.size, i)), ("j", j), ("mean_a", np.full(j.size, means[i])),

@@ -55,10 +55,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "none")
+
+
+def _stats():
+    """scipy.stats, imported on first use: it costs about a second at the start of every command."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -200,13 +206,13 @@ def _bootstrap_ci(d: np.ndarray, confidence: float, n_resamples: int, seed: int)
     theta = d.mean()
     boot = _resampled_means(d, "bootstrap", n_resamples, seed)
     tail = (1 - confidence) / 2
-    z_tails = stats.norm.ppf([tail, 1 - tail])
+    z_tails = _stats().norm.ppf([tail, 1 - tail])
     with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = stats.norm.ppf((np.mean(boot < theta) + np.mean(boot <= theta)) / 2)  # mid-rank, as scipy
+        z0 = _stats().norm.ppf((np.mean(boot < theta) + np.mean(boot <= theta)) / 2)  # mid-rank, as scipy
         jack = (d.sum() - d) / (n - 1)
         dev = jack.mean() - jack
         accel = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
-        levels = stats.norm.cdf(z0 + (z0 + z_tails) / (1 - accel * (z0 + z_tails)))
+        levels = _stats().norm.cdf(z0 + (z0 + z_tails) / (1 - accel * (z0 + z_tails)))
     if not np.all(np.isfinite(levels)):  # BCa breaks down on near-degenerate data: plain percentiles
         levels = np.array([tail, 1 - tail])
     low, high = np.percentile(boot, 100 * levels)
@@ -220,17 +226,17 @@ def _statistic_and_p(d: np.ndarray, test: str, n_resamples: int, seed: int,
     if test == "t":
         if np.all(d == d[0]):  # constant non-zero difference: sd = 0, t is infinite
             return float(np.copysign(np.inf, d[0])), 0.0
-        res = stats.ttest_rel(d, np.zeros_like(d))
+        res = _stats().ttest_rel(d, np.zeros_like(d))
         return float(res.statistic), float(res.pvalue)
     if test == "wilcoxon":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "sample size too small for normal approximation"
-            res = stats.wilcoxon(d, zero_method=zero_method, method="auto")
+            res = _stats().wilcoxon(d, zero_method=zero_method, method="auto")
         return float(res.statistic), float(res.pvalue)
     if test == "sign":
         wins = int((d > 0).sum())
         untied = int((d != 0).sum())
-        return float(wins), float(stats.binomtest(wins, untied, 0.5).pvalue)
+        return float(wins), float(_stats().binomtest(wins, untied, 0.5).pvalue)
     if test == "randomization":
         return float(d.mean()), _randomization(d, n_resamples, seed)
     raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
