@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from judging.models import Judgment
 from pooling.services import ADAPTIVE, pool_advance
+from workbench.bulk import insert_columns
 from workbench.formats import FormatError, read_qrels
 from workbench.models import Collection
 from workbench.services import ImportRefused
@@ -57,27 +59,31 @@ def qrels_import(*, collection: Collection, source: str | Path, assessor: str | 
     if problems:
         raise ImportRefused(problems[:20] + ([f"... {len(problems) - 20} more"] if len(problems) > 20 else []))
 
-    latest = {
-        (j.topic_id, j.docno): j
-        for j in Judgment.objects.filter(collection=collection, assessor=assessor).order_by("created_at", "id")
-    }
+    # each document's latest record by this assessor: (id, grade, cannot judge)
+    latest = {(topic_id, docno): (pk, grade, cannot) for topic_id, docno, pk, grade, cannot in
+              Judgment.objects.filter(collection=collection, assessor=assessor).order_by("created_at", "id")
+              .values_list("topic_id", "docno", "id", "grade", "cannot_judge")}
     frame = frame.drop_duplicates(["qid", "docno"], keep="last")
     created = revised = unchanged = 0
-    new_records = []
-    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int),
+    new_rows: dict[str, list] = {"topic": [], "docno": [], "grade": [], "previous": []}
+    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int).tolist(),
                                strict=True):
         topic_id = topics[qid]
         previous = latest.get((topic_id, docno))
-        if previous is not None and previous.grade == rel and not previous.cannot_judge:
+        if previous is not None and previous[1] == rel and not previous[2]:
             unchanged += 1
             continue
-        new_records.append(Judgment(collection=collection, topic_id=topic_id, docno=docno, grade=rel,
-                                    assessor=assessor, source=Judgment.Source.IMPORT, previous=previous))
+        for name, value in (("topic", topic_id), ("docno", docno), ("grade", rel),
+                            ("previous", None if previous is None else previous[0])):
+            new_rows[name].append(value)
         if previous is None:
             created += 1
         else:
             revised += 1
-    Judgment.objects.bulk_create(new_records, batch_size=2000)
+    # rows as columns, without a model instance each (bulk_create spent 17 of 19 s on 150,000 judgments)
+    insert_columns(Judgment, new_rows, {"collection": collection.pk, "assessor": assessor,
+                                        "source": Judgment.Source.IMPORT.value, "cannot_judge": False,
+                                        "created_at": timezone.now(), "comment": "", "rationale": ""})
     return QrelsImportSummary(assessor=assessor, created=created, revised=revised, unchanged=unchanged,
                               topics=int(frame["qid"].nunique()))
 

@@ -225,6 +225,22 @@ def test_reimporting_qrels_changes_nothing_and_new_grades_become_revisions(colle
     assert (revision.grade, revision.previous.grade) == (0, 1)
 
 
+def test_imported_judgments_are_whole_records(collection, tmp_path):
+    """The import writes rows without model instances: every field must still be what the model says."""
+    from django.utils import timezone
+
+    before = timezone.now()
+    path = tmp_path / "q.txt"
+    path.write_text('301 0 doc,with"quote 1\n302 0 plain 0\n')
+    run("import_qrels", "robust", str(path), "--assessor", "nist")
+    record = Judgment.objects.get(docno='doc,with"quote')
+    assert (record.grade, record.assessor, record.source, record.cannot_judge) == (1, "nist", "import", False)
+    assert (record.user, record.comment, record.rationale, record.client_token, record.previous) == \
+        (None, "", "", None, None)
+    assert before <= record.created_at <= timezone.now()
+    assert record.topic.qid == "301" and record.collection == collection
+
+
 def test_qrels_for_an_unknown_topic_are_refused_naming_the_line(collection, tmp_path):
     path = tmp_path / "q.txt"
     path.write_text("301 0 d1 1\n404 0 d2 1\n")
