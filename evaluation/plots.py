@@ -22,6 +22,11 @@ def _pyplot():
     return plt
 
 
+def warm_up() -> None:
+    """Import matplotlib now (a server does at start, see ``workbench.wsgi``)."""
+    _pyplot()
+
+
 def _svg(fig) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
