@@ -68,6 +68,9 @@ def leaderboard_table(board, *, leaderboard_url: str, run_url) -> tables.Table:
 
     class RunColumn(tables.Column):
         def render(self, value, record):
+            if record["flags"]:  # the reason in full in the Flags column, at the end of a wide table
+                return format_html('<a href="{}">{}</a> <span class="flag" title="{}" aria-label="flagged: {}">'
+                                   '&#9873;</span>', record["_url"], value, record["flags"], record["flags"])
             return format_html('<a href="{}">{}</a>', record["_url"], value)
 
         def value(self, value):
