@@ -75,6 +75,7 @@ class Command(WorkbenchCommand):
         runs = []
         for r in board.runs:
             per_topic = board.per_topic[r.tag]
+            per_topic = per_topic.loc[[q for q in board.topics if q in per_topic.index]]  # natural topic order
             present = [c for c in columns if c in per_topic.columns]
             runs.append({
                 "run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank,
