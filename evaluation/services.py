@@ -24,11 +24,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 from django.db.models import Count, Max
 
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
+from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from judging.models import Judgment
@@ -303,48 +303,9 @@ def batches(requests: Iterable[str]) -> list[tuple[str, ...]]:
 
 
 # ------------------------------------------------------------------------------------ evaluation
-class Scores:
-    """One run's scores: ``per_topic`` (index qid, one column per printed measure name) and ``aggregate``
-    (trec_eval's "all" line). The per-topic values are kept as arrays (``qids``, ``values``: name ->
-    array aligned with ``qids``); the frame is built on first use only (most pages read a few runs'
-    frames, or the arrays through :func:`matrix`)."""
-
-    __slots__ = ("qids", "values", "aggregate", "_frame")
-
-    def __init__(self, qids: list[str], values: dict, aggregate: dict) -> None:
-        self.qids = qids
-        self.values = values
-        self.aggregate = aggregate
-        self._frame = None
-
-    @classmethod
-    def of(cls, result) -> Scores:
-        """From an engine :class:`~evaluation.engine.evaluator.EvalResult`."""
-        return cls(result.qids, result.values, result.aggregate)
-
-    @property
-    def per_topic(self) -> pd.DataFrame:
-        if self._frame is None:
-            self._frame = pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid", dtype=object))
-        return self._frame
-
-    def column(self, name: str, topics: Sequence[str], fill: float = np.nan) -> np.ndarray:
-        """The values of ``name`` on ``topics`` (float), ``fill`` where the run has none (no results
-        for the topic, or no per-topic value of that name)."""
-        out = np.full(len(topics), fill, dtype=float)
-        values = self.values.get(name)
-        if values is None or not len(topics):
-            return out
-        if self.qids == topics or list(self.qids) == list(topics):
-            return np.asarray(values, dtype=float).copy()
-        where = {q: i for i, q in enumerate(self.qids)}
-        index = np.fromiter((where.get(q, -1) for q in topics), dtype=np.int64, count=len(topics))
-        have = index >= 0
-        out[have] = np.asarray(values, dtype=float)[index[have]]
-        return out
-
-    def __repr__(self) -> str:
-        return f"Scores({len(self.qids)} topics, {list(self.aggregate)})"
+#: one run's scores: the engine's result (``qids``, ``values``: name -> per-topic array, ``aggregate``:
+#: trec_eval's "all" line; ``per_topic`` is the frame, built on first use, ``column`` one measure's row)
+Scores = EvalResult
 
 
 def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
@@ -376,7 +337,7 @@ def score_ranked(qrels: Qrels, ranking: Ranked, tags: dict[int, str], requests: 
                  relevance_level: int) -> dict[str, Scores]:
     """Scores of the runs ``tags`` names (index in ``ranking`` -> tag), ranked against ``qrels`` or its parent."""
     evaluator = Evaluator(qrels, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
-    return {tag: Scores.of(r) for tag, r in evaluator.score(ranking, tags).items()}
+    return evaluator.score(ranking, tags)
 
 
 def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], requests: Sequence[str],
@@ -385,7 +346,7 @@ def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], 
     prepared = qrels if isinstance(qrels, Qrels) else Qrels.from_frame(qrels)
     evaluator = Evaluator(prepared, list(requests), relevance_level=relevance_level, max_depth=MAX_DEPTH)
     results = evaluator.evaluate_many(runs)
-    return {tag: Scores.of(r) for tag, r in results.items()}
+    return results
 
 
 def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
@@ -397,16 +358,16 @@ def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, S
             out[tag] = parts[0][tag]
             continue
         first = parts[0][tag]
-        values, aggregate = dict(first.values), dict(first.aggregate)
+        values, aggregate, measures = dict(first.values), dict(first.aggregate), tuple(first.measures)
         for p in parts[1:]:
             other = p[tag]
             if other.qids != first.qids:  # not expected: align on the first batch's topics
-                frame = other.per_topic.reindex(first.qids)
-                other = Scores(first.qids, {c: frame[c].to_numpy() for c in frame.columns}, other.aggregate)
-            for name, v in other.values.items():
-                values.setdefault(name, v)
+                values.update({n: other.column(n, first.qids) for n in other.values if n not in values})
+            else:
+                values.update({n: v for n, v in other.values.items() if n not in values})
             aggregate.update(other.aggregate)
-        out[tag] = Scores(first.qids, values, aggregate)
+            measures += tuple(other.measures)
+        out[tag] = Scores(first.qids, values, aggregate, measures, first.tag)
     return out
 
 

@@ -55,6 +55,21 @@ class EvalResult:
 
         return pd.DataFrame(self.values, index=pd.Index(self.qids, name="qid", dtype=object))
 
+    def column(self, name: str, topics, fill: float = np.nan) -> np.ndarray:
+        """The values of ``name`` on ``topics`` (float), ``fill`` where the run has none (no results for
+        the topic, or no per-topic value of that name): a row of a topics x runs table, without pandas."""
+        out = np.full(len(topics), fill, dtype=float)
+        values = self.values.get(name)
+        if values is None or not len(topics):
+            return out
+        if list(self.qids) == list(topics):
+            return np.asarray(values, dtype=float).copy()
+        where = {q: i for i, q in enumerate(self.qids)}
+        index = np.fromiter((where.get(q, -1) for q in topics), dtype=np.int64, count=len(topics))
+        have = index >= 0
+        out[have] = np.asarray(values, dtype=float)[index[have]]
+        return out
+
 
 class Evaluator:
     """Evaluate runs against one :class:`Qrels` with trec_eval's options.
