@@ -7,6 +7,7 @@ deployment is an error at start-up rather than a silent default.
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -53,17 +54,38 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 DEBUG = env_bool("DEBUG", False)
 
-SECRET_KEY = env_str("SECRET_KEY")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set unless DEBUG=1")
-    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+# Where the workbench keeps its SQLite database and other local state.
+VAR_DIR = Path(env_str("WORKBENCH_VAR_DIR", str(BASE_DIR / "var")))
+
+
+def _local_secret_key(path: Path) -> str:
+    """The key kept in ``VAR_DIR/secret_key`` (mode 0600), made once: local use needs no setting, while a
+    deployment on several machines sets SECRET_KEY so that every machine signs alike."""
+    try:
+        key = path.read_text().strip()
+        if key:
+            return key
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ImproperlyConfigured(f"SECRET_KEY is not set and {path} cannot be read: {exc.strerror}") from None
+    key = secrets.token_urlsafe(50)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        return path.read_text().strip()
+    except OSError as exc:
+        raise ImproperlyConfigured(f"SECRET_KEY is not set and {path} cannot be written: {exc.strerror}") from None
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+SECRET_KEY = env_str("SECRET_KEY") or _local_secret_key(VAR_DIR / "secret_key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-
-# Where the workbench keeps its SQLite database and other local state.
-VAR_DIR = Path(env_str("WORKBENCH_VAR_DIR", str(BASE_DIR / "var")))
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from workbench.formats.arrays import from_numpy, to_numpy
+from workbench.formats.arrays import as_arrow_strings, from_numpy, to_numpy
 from workbench.formats.checks import string_hashes
 
 
@@ -30,31 +30,6 @@ def _pandas():
     """pandas if something has imported it (then values may be pandas objects), else None: the engine
     never imports pandas itself on the command line's path."""
     return sys.modules.get("pandas")
-
-
-def as_arrow_strings(values) -> pa.Array:
-    """A pyarrow string array from a pandas column / array / list, zero-copy when already arrow-backed."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
-    if isinstance(values, pa.Array) and values.type in (pa.string(), pa.large_string()):
-        return values
-    pd = _pandas()
-    if pd is not None and isinstance(values, pd.Series):
-        values = values.array
-    if pd is not None and isinstance(values, pd.Categorical):
-        cats = as_arrow_strings(pd.Series(values.categories))
-        return cats.take(pa.array(values.codes)) if len(values) else pa.array([], pa.string())
-    try:
-        arr = pa.array(values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array([str(v) for v in values], pa.string())
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary.take(arr.indices)
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        arr = pc.cast(arr, pa.string())
-    return arr
 
 
 def sorted_unique(arr: pa.Array) -> pa.Array:

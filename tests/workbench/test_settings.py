@@ -17,12 +17,22 @@ def load_settings(env: dict) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
-def test_secret_key_is_required_unless_debug():
-    result = load_settings({})
-    assert result.returncode != 0
-    assert "SECRET_KEY must be set unless DEBUG=1" in result.stderr
-    assert load_settings({"SECRET_KEY": "s3cret"}).returncode == 0
-    assert load_settings({"DEBUG": "1"}).returncode == 0
+def test_without_secret_key_a_private_key_is_made_once_in_the_var_directory(tmp_path):
+    show_key = ("import os; os.environ['DJANGO_SETTINGS_MODULE']='workbench.settings';"
+                "from django.conf import settings; print(settings.SECRET_KEY)")
+
+    def key(env):
+        result = subprocess.run([sys.executable, "-c", show_key], cwd=ROOT, capture_output=True, text=True,
+                                env={"PATH": "/usr/bin:/bin", **env})
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    first = key({"WORKBENCH_VAR_DIR": str(tmp_path)})
+    path = tmp_path / "secret_key"
+    assert len(first) >= 50 and path.read_text().strip() == first
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert key({"WORKBENCH_VAR_DIR": str(tmp_path)}) == first  # kept: sessions survive a restart
+    assert key({"WORKBENCH_VAR_DIR": str(tmp_path), "SECRET_KEY": "s3cret"}) == "s3cret"
 
 
 def test_sqlite_under_var_is_the_default_database(tmp_path):

@@ -11,8 +11,11 @@ array([ 1, -1,  0], dtype=int32)
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 _NUMPY_TYPES = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
                 pa.uint8(): np.uint8, pa.uint16(): np.uint16, pa.uint32(): np.uint32,
@@ -72,3 +75,41 @@ def from_strings(values: list[str]) -> pa.Array:
                                                                  pa.py_buffer(b"".join(encoded))])
     return pa.Array.from_buffers(pa.large_string(), len(encoded),
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+
+
+def _pandas():
+    """pandas if something has imported it (then values may be pandas objects), else None: these helpers
+    never import pandas themselves (the ``trec_eval`` command line does not load it)."""
+    return sys.modules.get("pandas")
+
+
+def _plain_strings(arr: pa.Array) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary.take(arr.indices)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = pc.cast(arr, pa.string())
+    return arr
+
+
+def as_arrow_strings(values) -> pa.Array:
+    """A pyarrow string array from a pandas column / array / Categorical, a pyarrow array or a list;
+    zero-copy when the values are already arrow-backed strings. The one pandas -> Arrow string helper.
+
+    >>> as_arrow_strings(["b", 1]).to_pylist()
+    ['b', '1']
+    """
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        return _plain_strings(values)
+    pd = _pandas()
+    if pd is not None and isinstance(values, pd.Series):
+        values = values.array
+    if pd is not None and isinstance(values, pd.Categorical):
+        categories = as_arrow_strings(pd.Series(values.categories))
+        return categories.take(pa.array(values.codes)) if len(values) else pa.array([], pa.string())
+    try:
+        arr = pa.array(values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array([str(v) for v in values], pa.string())
+    return _plain_strings(arr)
