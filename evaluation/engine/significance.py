@@ -292,7 +292,8 @@ def bonferroni(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.minimum(1.0, p * p.size)
 
 
-def _adjust(p_values: list[float], correction: str) -> np.ndarray:
+def adjust_p_values(p_values: Sequence[float] | np.ndarray, correction: str) -> np.ndarray:
+    """Adjusted p-values under ``correction`` (one of ``CORRECTIONS``: holm, bonferroni, none)."""
     if correction == "holm":
         return holm(p_values)
     if correction == "bonferroni":
@@ -334,7 +335,7 @@ def pairwise_tests(scores: pd.DataFrame, *, test: str = "t", correction: str = "
                     n_resamples=n_resamples, confidence=confidence, seed=seed, zero_method=zero_method)
         for i, j in itertools.combinations(range(len(names)), 2)
     ]
-    adjusted = _adjust([r.p_value for r in results], correction)
+    adjusted = adjust_p_values([r.p_value for r in results], correction)
     return [replace(r, p_adjusted=float(p)) for r, p in zip(results, adjusted, strict=True)]
 
 
@@ -358,7 +359,7 @@ def compare_to_best(scores: pd.DataFrame, *, measure_higher_is_better: bool = Tr
     others = order[1:]
     results = [paired_test(values[:, i], values[:, best], test=test, run_a=names[i], run_b=names[best],
                            n_resamples=n_resamples, seed=seed) for i in others]
-    adjusted = _adjust([r.p_value for r in results], correction)
+    adjusted = adjust_p_values([r.p_value for r in results], correction)
     table = {names[best]: BestComparison(names[best], float(means[best]), True, False, None)}
     for i, r, p in zip(others, results, adjusted, strict=True):
         r = replace(r, p_adjusted=float(p))
