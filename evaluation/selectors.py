@@ -33,7 +33,7 @@ import pandas as pd
 from evaluation import services
 from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
 from evaluation.engine.significance import TESTS, compare_to_best, holm, pairwise_tests
-from evaluation.recall import (
+from evaluation.reusability import (
     LeaveOneOut,
     assessor_ranking_agreement,
     leave_one_out,

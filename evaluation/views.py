@@ -9,7 +9,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import plots, recall, release, selectors
+from evaluation import plots, release, selectors
 from evaluation.access import results_view
 from evaluation.engine.significance import CORRECTIONS, TESTS
 from evaluation.services import EvaluationError
@@ -297,9 +297,9 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
     measure = request.GET.get("measure", "map")
     by = "team" if request.GET.get("by") == "team" else "run"
     try:
-        loo = recall.leave_one_out(collection, measure=measure, by=by)
-        estimates = recall.recall_estimates(collection)
-        per_run = recall.run_recall(collection)
+        loo = selectors.leave_one_out(collection, measure=measure, by=by)
+        estimates = selectors.recall_estimates(collection)
+        per_run = selectors.run_recall(collection)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
 

@@ -9,6 +9,7 @@ from django_tables2 import RequestConfig
 
 from judging import selectors
 from judging.assignments import AssignmentRefused, assignments_create
+from judging.extensions import ranking_agreement
 from judging.forms import AdjudicationForm, AssignForm
 from judging.services import JudgmentRefused, adjudication_record
 from judging.tables import AssessorProgressTable, PairAgreementTable, TopicAgreementTable, TopicProgressTable
@@ -49,9 +50,6 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "judging/assign.html", {"collection": collection, "form": form},
                   status=400 if form.errors else 200)
 
-
-
-
 @organizer_required
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
@@ -82,16 +80,4 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "judging/agreement.html", {
         "collection": collection, "pairs": pairs, "topics": topics, "disputed": disputed[:500],
         "n_disputed": len(disputed), "scale": [{"grade": g, "label": labels[g]} for g in collection.grades],
-        "rankings": _ranking_agreement(collection)})
-
-
-def _ranking_agreement(collection: Collection) -> list[dict]:
-    """Kendall's tau between the run rankings under each assessor's qrels (needs runs to rank)."""
-    from evaluation.recall import assessor_ranking_agreement
-
-    if collection.runs.count() < 2:
-        return []
-    try:
-        return assessor_ranking_agreement(collection, measure="map").to_dict("records")
-    except ValueError:
-        return []
+        "rankings": ranking_agreement(collection)})

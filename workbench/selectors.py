@@ -71,22 +71,6 @@ def _run_blobs(ids: list[int]) -> dict[int, bytes]:
         return {run_id: bytes(blob) for run_id, blob in cursor.fetchall()}
 
 
-def collection_summary(collection: Collection) -> dict:
-    """What `show_collection` prints."""
-    from judging.models import Judgment
-    from pooling.models import PoolEntry
-
-    return {
-        "slug": collection.slug,
-        "name": collection.name,
-        "topics": collection.topics.count(),
-        "documents": collection.documents.count(),
-        "runs": list(collection.runs.order_by("tag").values_list("tag", flat=True)),
-        "judgments": Judgment.objects.filter(collection=collection).count(),
-        "pool": PoolEntry.objects.filter(pool__collection=collection).values("topic_id", "docno").distinct().count(),
-    }
-
-
 def is_researcher(user) -> bool:
     return user.is_authenticated and user.groups.filter(name="researchers").exists()
 

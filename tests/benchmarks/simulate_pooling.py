@@ -74,8 +74,8 @@ KS = (1, 2, 3, 5, 7, 10, 20, 30, 50, 100)
 ADAPTIVE = [("mtf", "mtf", {}), ("maxmean", "maxmean", {}), ("bandit", "bandit", {}),
             ("maxmean-shared", "maxmean", {"shared": True})]
 CHECKED = ("mtf", "maxmean", "bandit")  # the strategies the claim "at least as many as depth-k" is about
-DEMO_LATE_RUN = "ql-dir"  # workbench.demo_setup.DEMO_LATE_RUN (importing that module needs Django)
-DEMO_DEPTH = 10  # workbench.demo_setup.DEMO_DEPTH: the demo pool, judged completely on topics 7-30
+DEMO_LATE_RUN = "ql-dir"  # workbench.demo.install.DEMO_LATE_RUN (importing that module needs Django)
+DEMO_DEPTH = 10  # workbench.demo.install.DEMO_DEPTH: the demo pool, judged completely on topics 7-30
 DEMO_SEEDS = 100  # the demo is small: differences of a fraction of a document need many seeds to settle
 
 

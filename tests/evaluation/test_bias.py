@@ -101,7 +101,7 @@ def test_leave_one_out_equals_evaluating_against_qrels_without_the_unique_docume
     """The fast path (one ranking, judgments dropped) against the slow one: each run evaluated from its
     file against qrels with its unique judged documents deleted."""
     from evaluation import services
-    from evaluation.recall import contribution_provenance, unique_judged
+    from evaluation.reusability import contribution_provenance, unique_judged
 
     loo = selectors.leave_one_out(track, measure=measure).table.set_index("run")
     qrels = services.qrels_frame(track)

@@ -13,8 +13,8 @@ import pytest
 
 from pooling.strategies import depth_pool
 from workbench.demo import ANSWER_KEY, RUN_SPECS, TOPICS
+from workbench.demo.install import DEMO_DEPTH, DEMO_LATE_RUN, DEMO_SCALE
 from workbench.demo.judgments import JUDGED_TOPICS, JUDGMENTS, write_qrels
-from workbench.demo_setup import DEMO_DEPTH, DEMO_LATE_RUN, DEMO_SCALE
 from workbench.formats import read_qrels, read_run
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-from workbench.demo_setup import DEMO_PASSWORD, demo_build
+from workbench.demo.install import DEMO_PASSWORD, demo_build
 from workbench.management.base import WorkbenchCommand
 
 

@@ -1,7 +1,7 @@
 import json
 
+from evaluation.summary import collection_summary
 from workbench.management.base import WorkbenchCommand
-from workbench.selectors import collection_summary
 
 
 class Command(WorkbenchCommand):

@@ -387,3 +387,14 @@ def _assessor_rankings(collection, snap: Snapshot, measure: str, name: str) -> p
             rows.append({"assessor_a": a, "assessor_b": b, "topics": len(shared), "runs": len(runs),
                          "tau": tau, "tau_ap": tau_ap})
     return pd.DataFrame(rows, columns=columns)
+
+
+def ranking_agreement_rows(collection: Collection) -> list[dict]:
+    """The agreement page's rows (registered with ``judging.extensions``): Kendall's tau between the run
+    rankings under each assessor's qrels, on MAP; none with fewer than two runs or nothing to compare."""
+    if collection.runs.count() < 2:
+        return []
+    try:
+        return assessor_ranking_agreement(collection, measure="map").to_dict("records")
+    except ValueError:
+        return []

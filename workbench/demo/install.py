@@ -1,4 +1,7 @@
-"""`make demo`: the demo collection and its users, built once and kept on later runs."""
+"""`make demo`: the demo collection and its users, built once and kept on later runs.
+
+The one module that may use every app (it installs data through pooling's and judging's services too);
+``tests/test_architecture.py`` allows it and nothing else."""
 
 from __future__ import annotations
 
@@ -9,6 +12,11 @@ from pathlib import Path
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
+from judging.assignments import assignments_create
+from judging.services import qrels_import
+from pooling.services import pool_build
+from workbench.demo.build import build_demo_files
+from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
 from workbench.models import Collection
 from workbench.services import RunSpec, collection_create, documents_import, runs_import, topics_import
 
@@ -58,8 +66,6 @@ def demo_users_ensure() -> list[str]:
 @transaction.atomic
 def demo_build() -> DemoReport:
     """Build the demo collection unless it exists; existing data is never touched."""
-    from workbench.demo import build_demo_files
-
     report = DemoReport(created=False, users=demo_users_ensure())
     if Collection.objects.filter(slug=DEMO_SLUG).exists():
         report.lines.append(f"collection {DEMO_SLUG!r} exists: keeping its data")
@@ -88,11 +94,6 @@ def _demo_pool_and_assignments(collection: Collection, tmp: Path) -> list[str]:
     """A depth-10 pool over the contributing runs. The organizer's pre-made judgments cover topics
     7-30; topics 1-6 go to the two assessors, the first three to both so that agreement can be
     measured."""
-    from judging.assignments import assignments_create
-    from judging.services import qrels_import
-    from pooling.services import pool_build
-    from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
-
     summary = pool_build(collection=collection, strategy="depth", depth=DEMO_DEPTH, seed=DEMO_SEED)
     qrels_path = tmp / "demo-organizer.qrels"
     write_qrels(qrels_path, known=set(collection.documents.values_list("docno", flat=True)))
