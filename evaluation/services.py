@@ -188,16 +188,16 @@ class Snapshot:
 
     @property
     def sampled_pool(self) -> PoolInfo | None:
-        if self.main_pool is not None and self.main_pool.strategy == Pool.Strategy.SAMPLED:
+        if self.main_pool is not None and self.main_pool.strategy == "sampled":
             return self.main_pool
-        return next((p for p in self.pools if p.strategy == Pool.Strategy.SAMPLED), None)
+        return next((p for p in self.pools if p.strategy == "sampled"), None)
 
     def team_of(self, tag: str) -> str:
         return self.teams.get(tag) or tag
 
 
 def _pool_info(pool: Pool) -> PoolInfo:
-    depth = pool.params.get("depth") if pool.strategy == Pool.Strategy.DEPTH else None
+    depth = pool.params.get("depth") if pool.strategy == "depth" else None
     return PoolInfo(pool, pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None)
 
 

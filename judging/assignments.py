@@ -19,10 +19,8 @@ from django.db.models import Count, Q, Subquery
 
 from judging.models import Assignment, AssignmentItem, Judgment
 from pooling.models import Pool, PoolEntry
+from pooling.strategies import registry
 from workbench.models import Document
-
-#: pools that grow one judged document at a time
-ADAPTIVE_STRATEGIES = (Pool.Strategy.MTF, Pool.Strategy.MAXMEAN, Pool.Strategy.BANDIT)
 
 #: Words an assessor "reads" per document on top of its text: the topic, the decision, the keypress.
 PER_DOCUMENT_EFFORT = 50
@@ -90,9 +88,9 @@ def assignments_create(*, pool: Pool, assessors: Sequence[User], topics: Sequenc
     for topic_id, docno, assessor_id in AssignmentItem.objects.filter(assignment__pool=pool).values_list(
             "assignment__topic_id", "docno", "assignment__assessor_id"):
         holders[(topic_id, docno)].add(assessor_id)
-    if pool.strategy in ADAPTIVE_STRATEGIES:
+    if registry.is_adaptive(pool.strategy):
         # an adaptive pool takes in documents the collection judged before it offered them, without
-        # giving them to anybody (pooling.services.pool_advance): nobody is asked to judge those again
+        # giving them to anybody (pooling.advance.pool_advance): nobody is asked to judge those again
         judged = set(Judgment.objects.filter(collection=pool.collection, topic_id__in={r[0] for r in rows})
                      .values_list("topic_id", "docno"))
         rows = [r for r in rows if (r[0], r[1]) not in judged or (r[0], r[1]) in holders]

@@ -9,8 +9,9 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from judging.models import Judgment
-from pooling.services import ADAPTIVE, pool_advance
+from judging.models import AssignmentItem, Judgment
+from pooling.advance import pool_advance
+from pooling.strategies import registry
 from workbench.bulk import insert_columns
 from workbench.formats import FormatError, read_qrels
 from workbench.models import Collection
@@ -130,8 +131,6 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
 
 def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
                      rationale) -> Judgment:
-    from judging.models import AssignmentItem
-
     try:
         item = (AssignmentItem.objects.select_for_update()
                 .select_related("assignment__pool__collection", "assignment__topic")
@@ -160,7 +159,7 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     AssignmentItem.objects.filter(assignment__assessor=user, assignment__topic=topic,
                                   docno=item.docno).update(latest=judgment)
     pool = item.assignment.pool
-    if pool.strategy in ADAPTIVE:
+    if registry.is_adaptive(pool.strategy):
         # adaptive pools choose the next document from the judgments so far
         pool_advance(pool=pool, qid=topic.qid)
     return judgment

@@ -11,27 +11,23 @@ from __future__ import annotations
 
 from django.db import models
 
+from pooling.strategies import registry
 from workbench.models import Collection, Topic
 
 
-class Pool(models.Model):
-    class Strategy(models.TextChoices):
-        DEPTH = "depth", "Depth-k (TREC)"
-        RRF = "rrf", "Reciprocal-rank fusion"
-        BORDA = "borda", "Borda count"
-        MTF = "mtf", "Move-to-front"
-        MAXMEAN = "maxmean", "MaxMean bandit"
-        BANDIT = "bandit", "Bayesian bandit"
-        SAMPLED = "sampled", "Stratified sample"
-        IMPORTED = "imported", "Imported"
+def strategy_choices() -> list[tuple[str, str]]:
+    """The registry's strategies (and "imported"): a callable, so that a new strategy needs no migration."""
+    return registry.choices()
 
+
+class Pool(models.Model):
     class Order(models.TextChoices):
         SHUFFLED = "shuffled", "Shuffled (seeded)"
         POOL = "pool", "Pool rank"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="pools")
     name = models.SlugField(max_length=64, default="main")
-    strategy = models.CharField(max_length=16, choices=Strategy.choices, default=Strategy.DEPTH)
+    strategy = models.CharField(max_length=16, choices=strategy_choices, default="depth")
     params = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(default=0)
     order = models.CharField(max_length=16, choices=Order.choices, default=Order.SHUFFLED)

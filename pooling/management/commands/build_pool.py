@@ -1,5 +1,6 @@
 from pooling import strategies as S
-from pooling.services import ADAPTIVE, FIXED, PoolRefused, pool_build, seed_from
+from pooling.services import PoolRefused, pool_build, seed_from
+from pooling.strategies import registry
 from workbench.management.base import Error, WorkbenchCommand
 
 
@@ -40,7 +41,7 @@ class Command(WorkbenchCommand):
                                                                       "depth for the others, default 100)")
         parser.add_argument("--topic-depth", nargs="+", default=None, metavar="QID=K",
                             help="Per-topic depth, e.g. 301=50 302=100 (topics not named get --depth)")
-        parser.add_argument("--strategy", default="depth", choices=FIXED + ADAPTIVE)
+        parser.add_argument("--strategy", default="depth", choices=list(registry.STRATEGIES))
         parser.add_argument("--budget", type=int, default=None, help="Judgments per topic")
         parser.add_argument("--total-budget", type=int, default=None, help="Judgments over all topics")
         parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",

@@ -1,0 +1,137 @@
+"""The pooling strategies by name: the one list the service, the command, the model and judging read.
+
+Adding a strategy touches its own module and this registry, nothing else: write the pooling function
+(fixed: runs -> :class:`PoolResult`; adaptive: runs -> an :class:`AdaptivePool`), then add a
+:class:`Strategy` to ``STRATEGIES`` with a builder that maps :class:`PoolParams` to its arguments and
+refuses (``StrategyRefused``, one line for the user) what it cannot work without.
+
+>>> [s.name for s in STRATEGIES.values() if s.adaptive]
+['mtf', 'maxmean', 'bandit']
+>>> get("depth").build({}, PoolParams())
+Traceback (most recent call last):
+...
+pooling.strategies.registry.StrategyRefused: depth pooling needs --depth K
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .adaptive import AdaptivePool, BayesianBandit, MaxMean, MoveToFront
+from .depth import depth_pool
+from .fusion import fusion_pool
+from .ranking import Depth, Runs
+from .result import PoolResult
+from .sampling import DEFAULT_STRATA, Stratum, stratified_pool
+
+__all__ = ["IMPORTED", "STRATEGIES", "PoolParams", "Strategy", "StrategyRefused", "adaptive_names", "choices",
+           "get", "is_adaptive"]
+
+#: pools made of imported judgments rather than built from runs
+IMPORTED = ("imported", "Imported")
+
+
+class StrategyRefused(ValueError):
+    """A build the strategy cannot do with the parameters given (the message is one line for the user)."""
+
+
+@dataclass(frozen=True)
+class PoolParams:
+    """Everything a build may ask for; each strategy reads the fields it needs.
+
+    ``depth``: k (one for every topic, or per topic); for budgeted and adaptive strategies the depth of
+    their candidates (default 100). ``budget``: judgments per topic (or per topic id); ``total_budget``:
+    over all topics. ``seed``: of sampling and bandits. ``strata``: sampling strata. ``shared``: bandits
+    credit every run that retrieved a judged document. ``teams``, ``priorities``, ``runs_per_team``: pool
+    each team's first N runs by priority.
+    """
+
+    depth: Depth | None = None
+    budget: int | Mapping[str, int] | None = None
+    total_budget: int | None = None
+    seed: int = 0
+    strata: Sequence[Stratum] | None = None
+    shared: bool = False
+    teams: Mapping[str, str] | None = None
+    priorities: Mapping[str, int] | None = None
+    runs_per_team: int | None = None
+
+    def selection(self) -> dict[str, Any]:
+        return {"teams": self.teams, "priorities": self.priorities, "runs_per_team": self.runs_per_team}
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One pooling strategy: ``build(runs, params)`` gives a :class:`PoolResult` (fixed) or an
+    :class:`AdaptivePool` (adaptive: the judging queue asks it for each next document)."""
+
+    name: str
+    label: str
+    adaptive: bool
+    build: Callable[[Runs, PoolParams], PoolResult | AdaptivePool] = field(repr=False)
+    #: parameters recorded on the pool besides the common ones (e.g. the strata of a sample)
+    recorded: Callable[[PoolParams], dict] = field(default=lambda params: {}, repr=False)
+
+
+def _depth(runs: Runs, p: PoolParams) -> PoolResult:
+    if p.depth is None:
+        raise StrategyRefused("depth pooling needs --depth K")
+    return depth_pool(runs, p.depth, **p.selection())
+
+
+def _fusion(method: str) -> Callable[[Runs, PoolParams], PoolResult]:
+    def build(runs: Runs, p: PoolParams) -> PoolResult:
+        if p.budget is None and p.total_budget is None:
+            raise StrategyRefused(f"{method} pooling needs a budget (--budget N per topic or --total-budget N)")
+        return fusion_pool(runs, p.budget, method=method, depth=p.depth or 100, total_budget=p.total_budget,
+                           **p.selection())
+
+    return build
+
+
+def _sampled(runs: Runs, p: PoolParams) -> PoolResult:
+    return stratified_pool(runs, p.strata or DEFAULT_STRATA, seed=p.seed, **p.selection())
+
+
+def _adaptive(cls: type[AdaptivePool]) -> Callable[[Runs, PoolParams], AdaptivePool]:
+    def build(runs: Runs, p: PoolParams) -> AdaptivePool:
+        return cls(runs, p.budget, depth=p.depth or 100, total_budget=p.total_budget, seed=p.seed,
+                   shared=p.shared, **p.selection())
+
+    return build
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in [
+    Strategy("depth", "Depth-k (TREC)", False, _depth),
+    Strategy("rrf", "Reciprocal-rank fusion", False, _fusion("rrf")),
+    Strategy("borda", "Borda count", False, _fusion("borda")),
+    Strategy("sampled", "Stratified sample", False, _sampled,
+             recorded=lambda p: {"strata": [list(s) for s in (p.strata or DEFAULT_STRATA)]}),
+    Strategy("mtf", "Move-to-front", True, _adaptive(MoveToFront)),
+    Strategy("maxmean", "MaxMean bandit", True, _adaptive(MaxMean)),
+    Strategy("bandit", "Bayesian bandit", True, _adaptive(BayesianBandit)),
+]}
+
+
+def get(name: str) -> Strategy:
+    try:
+        return STRATEGIES[name]
+    except KeyError:
+        raise StrategyRefused(f"unknown strategy {name!r} ({', '.join(STRATEGIES)})") from None
+
+
+def is_adaptive(name: str) -> bool:
+    """Whether pools of this strategy grow one judged document at a time."""
+    strategy = STRATEGIES.get(name)
+    return strategy is not None and strategy.adaptive
+
+
+def adaptive_names() -> list[str]:
+    return [s.name for s in STRATEGIES.values() if s.adaptive]
+
+
+def choices() -> list[tuple[str, str]]:
+    """(value, label) of every strategy a pool may record, for the model's field."""
+    return [(s.name, s.label) for s in STRATEGIES.values()] + [IMPORTED]
