@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from judging import qrels as judged
 from judging import selectors as judging_selectors
 from pooling import selectors as pooling_selectors
 from workbench.formats import write_qrels
@@ -28,7 +29,7 @@ def qrels_text(collection: Collection, *, policy: str = "adjudicated", assessor:
                binary: bool = False) -> str:
     """TREC qrels (``qid 0 docno rel``) sorted by topic then document; ``binary`` maps grades at or
     above the collection's relevant grade to 1 and the rest to 0."""
-    frame = judging_selectors.qrels(collection, assessor=assessor, policy=policy)
+    frame = judged.qrels(collection, assessor=assessor, policy=policy)
     if binary:
         frame = frame.assign(rel=(frame["rel"] >= collection.relevant_from).astype("int64"))
     buffer = io.StringIO()
@@ -101,7 +102,7 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         "pool.txt": pool_text(collection),
         "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
     }
-    judgments = judging_selectors.assessor_judgments(collection)
+    judgments = judged.assessor_judgments(collection)
     for assessor in sorted(judgments["assessor"].unique()) if len(judgments) else []:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in assessor)
         files[f"qrels-by-assessor/{safe}.txt"] = qrels_text(collection, assessor=assessor)
@@ -125,7 +126,7 @@ def _count_lines(text: str) -> int:
 
 
 def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str) -> str:
-    qrels = judging_selectors.qrels(collection, policy=policy)
+    qrels = judged.qrels(collection, policy=policy)
     relevant = int((qrels["rel"] >= collection.relevant_from).sum()) if len(qrels) else 0
     scale = ", ".join(f"{g['grade']} = {g['label']}" for g in collection.scale)
     contributed = collection.runs.filter(contributes=True).count()

@@ -24,7 +24,7 @@ from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_cod
 from evaluation.engine.recall import curves_from_best, sampled_estimate
 from evaluation.services import MAX_DEPTH, EvaluationError, Snapshot
 from judging.agreement import ranking_correlation
-from judging.selectors import assessor_judgments
+from judging.qrels import assessor_judgments
 from pooling import strategies as S
 from pooling.strategies.ranking import top_rows
 from workbench.models import Collection

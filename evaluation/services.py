@@ -32,7 +32,8 @@ from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from judging.models import Judgment
-from judging.selectors import qrels as judged_qrels
+from judging.policies import QRELS_POLICIES
+from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry
 from pooling.selectors import pool_entry_table, pool_provenance
@@ -40,7 +41,6 @@ from workbench.models import Collection, Run
 from workbench.selectors import run_frames
 
 MAX_DEPTH = 1000
-POLICIES = ("adjudicated", "majority")
 #: measures every evaluation computes, so that leaderboards, reports and plots share one engine pass
 BASE_MEASURES = ("map", "ndcg_cut.5,10,20", "P.5,10,20", "bpref", "recall.100,1000", "Rprec", "recip_rank",
                  "iprec_at_recall", "num_rel", "num_rel_ret", "judged.10", "map_condensed",
@@ -223,8 +223,8 @@ def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
 # ----------------------------------------------------------------------------------------- qrels
 def normalise_policy(policy: str) -> str:
     policy = "adjudicated" if policy in (None, "current") else policy
-    if policy not in POLICIES:
-        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(POLICIES)}, or an assessor)")
+    if policy not in QRELS_POLICIES:
+        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(QRELS_POLICIES)}, or an assessor)")
     return policy
 
 

@@ -21,7 +21,7 @@ from evaluation.tables import (
     rows_table,
     significance_table,
 )
-from judging.selectors import QRELS_POLICIES, assessor_judgments, qrels
+from judging.qrels import QRELS_POLICIES, assessor_judgments, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench.models import Collection

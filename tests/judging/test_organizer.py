@@ -61,7 +61,7 @@ def test_agreement_page_shows_kappa_and_lists_disagreements(client, pool, organi
 
 
 def test_an_adjudicated_grade_replaces_the_majority_in_the_qrels(client, pool, organizer, assessor, outsider):
-    from judging.selectors import qrels
+    from judging.qrels import qrels
 
     _two_assessors_disagree(pool, assessor, outsider)
     disputed = AssignmentItem.objects.filter(assignment__assessor=assessor).order_by("judging_order")[1].docno

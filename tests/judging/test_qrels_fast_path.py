@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judging import selectors
+from judging import qrels as selectors
 from judging.models import Judgment
-from judging.selectors import current_judgments, qrels
+from judging.qrels import current_judgments, qrels
 from workbench.models import Collection, Topic
 from workbench.services import collection_create
 
@@ -70,7 +70,7 @@ def reference_qrels(collection: Collection, assessor: str | None = None, policy:
                 if r.source == ADJUDICATION:
                     final.setdefault((r.topic.qid, r.docno), r.grade)
             rows = [(q, d, g) for (q, d), g in final.items()] + [row for row in rows if row[:2] not in final]
-    numeric = all(re.fullmatch(r"\d+", q) for q, _, _ in rows)
+    numeric = all(re.fullmatch(r"-?\d+", q) for q, _, _ in rows)  # the one natural order (workbench.formats.ids)
     rows = sorted(rows, key=lambda row: (int(row[0]) if numeric else row[0], row[1]))  # stable
     return pd.DataFrame({"qid": pd.Series([q for q, _, _ in rows], dtype=str),
                          "docno": pd.Series([d for _, d, _ in rows], dtype=str),
@@ -204,6 +204,15 @@ def test_numeric_qids_sort_as_numbers_unless_one_is_not(fetch):
     assert qrels(collection)["qid"].tolist() == ["1", "10", "10", "2", "2", "a1"]     # strings: "a1" is there
     assert qrels(collection, assessor="a")["qid"].tolist() == ["1", "2", "2", "10"]  # numbers: a judged no "a1"
     assert qrels(collection, assessor="a")["docno"].tolist() == ["d5", "d10", "d9", "d1"]
+
+
+@pytest.mark.django_db
+def test_negative_qids_sort_as_numbers_in_both_paths(fetch):
+    collection = _collection(["10", "-1", "2"])
+    _judge(collection, [("a", "10", "d1", 1, WEB), ("a", "-1", "d2", 0, WEB), ("a", "2", "d3", 1, WEB),
+                        ("b", "2", "d3", 1, WEB)])
+    _check(collection)
+    assert qrels(collection)["qid"].tolist() == ["-1", "2", "10"]
 
 
 @pytest.mark.django_db

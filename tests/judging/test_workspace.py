@@ -9,9 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from judging import selectors
 from judging.assignments import AssignmentRefused, assignments_create
 from judging.models import Assignment, AssignmentItem, Judgment
+from judging.qrels import qrels
 from judging.services import JudgmentRefused, judgment_record
 
 
@@ -110,7 +110,7 @@ def test_cannot_judge_is_recorded_but_is_not_a_grade(pool, assessor):
     judgment = judgment_record(item_id=items_of(assessor)[0].pk, user=assessor, grade=None, cannot_judge=True,
                                client_token="c")
     assert judgment.grade is None and judgment.cannot_judge
-    assert selectors.qrels(pool.collection).empty
+    assert qrels(pool.collection).empty
 
 
 # --- pages ----------------------------------------------------------------------------------------

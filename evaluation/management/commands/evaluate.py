@@ -16,9 +16,11 @@ from evaluation.engine.cli import format_value
 from evaluation.selectors import DEFAULT_MEASURES, leaderboard
 from evaluation.services import EvaluationError, parse_requests
 from judging.models import Judgment
+from judging.policies import QRELS_POLICIES
 from workbench.management.base import Error, WorkbenchCommand
 
-POLICIES = ("current", "adjudicated", "majority")
+#: "current" is the default policy's other name
+POLICIES = ("current", *QRELS_POLICIES)
 
 
 def _plain(value):

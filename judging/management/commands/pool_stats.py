@@ -1,6 +1,6 @@
 import json
 
-from judging.selectors import qrels
+from judging.qrels import qrels
 from pooling.selectors import pool_named, pool_statistics
 from workbench.management.base import Error, WorkbenchCommand
 

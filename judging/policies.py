@@ -1,0 +1,86 @@
+"""Which grade a document gets from its judgment records: the qrels policies. Django-free.
+
+Judgments are an append-only log: the current grade of an assessor for a document is their latest
+record, unless that record is a "cannot judge", which hides the grade it revises. Under both policies
+a document judged by several assessors gets their majority grade (a tie goes to the lower grade: a
+document counts as relevant only if most assessors say so); under ``adjudicated`` (the default) an
+organizer's latest adjudication, where there is one, replaces the majority.
+
+These functions work on integer codes (a document key per (topic, document), an assessor code per
+record, records in id order), so that 100,000s of judgments resolve without a Python loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judging.agreement import majority_qrels
+
+__all__ = ["QRELS_POLICIES", "check_policy", "current_rows", "policy_grades"]
+
+#: every qrels policy, the default first
+QRELS_POLICIES = ("adjudicated", "majority")
+
+
+def check_policy(policy: str) -> str:
+    if policy not in QRELS_POLICIES:
+        raise ValueError(f"unknown qrels policy {policy!r} ({', '.join(QRELS_POLICIES)})")
+    return policy
+
+
+def current_rows(records: dict, doc_keys: np.ndarray, assessors: np.ndarray | None) -> np.ndarray:
+    """Positions of the current judgments: the latest record (records are in id order) of each assessor
+    (None: a single one) for each document key, unless it is a "cannot judge", which hides the grade it
+    revises. A revision always has a larger id than the judgment it revises."""
+    key = doc_keys
+    if assessors is not None:  # one integer per (assessor, document), renumbered first so that it cannot overflow
+        documents, distinct = pd.factorize(key)
+        key = assessors * len(distinct) + documents
+    rows = np.flatnonzero(~pd.Series(key).duplicated(keep="last").to_numpy())
+    return rows[~records["cannot_judge"][rows]]
+
+
+def policy_grades(records: dict, doc_keys: np.ndarray, assessors: np.ndarray, several: bool, policy: str) -> tuple[np.ndarray, np.ndarray]:
+    """(document key, rel) of every document graded by its assessors' majority, or by its latest
+    adjudication where there is one under the adjudicated policy. ``records`` has boolean arrays
+    ``cannot_judge`` and ``adjudication`` and the int64 ``grade``; ``assessors`` codes each record's
+    assessor (``several``: more than one assessor)."""
+    rows = current_rows(records, doc_keys, assessors if several else None)
+    adjudicated = records["adjudication"][rows]
+    assessed = rows[~adjudicated]
+    keys, rel = doc_keys[assessed], records["grade"][assessed]
+    if several:  # documents judged by two or more assessors are voted on
+        keys, rel = _majority(assessors[assessed], keys, rel)
+    if policy == "adjudicated" and adjudicated.any():
+        # the latest adjudication of each document (rows are in id order) wins over the assessors' majority
+        final = rows[adjudicated]
+        final = final[~pd.Series(doc_keys[final]).duplicated(keep="last").to_numpy()]
+        kept = ~np.isin(keys, doc_keys[final])
+        keys = np.concatenate([doc_keys[final], keys[kept]])
+        rel = np.concatenate([records["grade"][final], rel[kept]])
+    return keys, rel
+
+
+def _majority(assessors: np.ndarray, keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(document key, rel) by majority_qrels' rule; a document judged once keeps its grade."""
+    shared = pd.Series(keys).duplicated(keep=False).to_numpy()
+    if not shared.any():
+        return keys, grades
+    votes = majority_qrels(pd.DataFrame({"assessor": assessors[shared], "qid": 0, "docno": keys[shared],
+                                         "grade": grades[shared]}), tie="lower")
+    single = ~shared
+    return (np.concatenate([keys[single], votes["docno"].to_numpy(np.int64)]),
+            np.concatenate([grades[single], votes["rel"].to_numpy(np.int64)]))
+
+
+def _majority(assessors: np.ndarray, keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(document key, rel) by majority_qrels' rule; a document judged once keeps its grade."""
+    shared = pd.Series(keys).duplicated(keep=False).to_numpy()
+    if not shared.any():
+        return keys, grades
+    votes = majority_qrels(pd.DataFrame({"assessor": assessors[shared], "qid": 0, "docno": keys[shared],
+                                         "grade": grades[shared]}), tie="lower")
+    single = ~shared
+    return (np.concatenate([keys[single], votes["docno"].to_numpy(np.int64)]),
+            np.concatenate([grades[single], votes["rel"].to_numpy(np.int64)]))
