@@ -16,6 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.feather as feather
 
+from workbench.formats.arrays import as_utf8
+
 COLUMNS = ["qid", "docno", "tag", "rank"]
 _SCHEMA = pa.schema([
     ("qid", pa.dictionary(pa.int32(), pa.string())),
@@ -26,22 +28,12 @@ _SCHEMA = pa.schema([
 _STR = pd.StringDtype("pyarrow", na_value=np.nan)
 
 
-def _strings(column: pd.Series) -> pa.Array:
-    if isinstance(column.dtype, pd.StringDtype) and hasattr(column.array, "__arrow_array__"):
-        data = pa.array(column.array)
-        if isinstance(data, pa.ChunkedArray):
-            data = data.combine_chunks()
-    else:
-        data = pa.array(column.astype(str).to_numpy(dtype=object), type=pa.string())
-    return data if data.type == pa.string() else data.cast(pa.string())
-
-
 def encode(provenance: pd.DataFrame) -> bytes:
     """Serialise a provenance table (columns qid, docno, tag, rank) to Arrow IPC bytes (LZ4)."""
     table = pa.Table.from_arrays([
-        _strings(provenance["qid"]).dictionary_encode(),
-        _strings(provenance["docno"]),
-        _strings(provenance["tag"]).dictionary_encode(),
+        as_utf8(provenance["qid"]).dictionary_encode(),
+        as_utf8(provenance["docno"]),
+        as_utf8(provenance["tag"]).dictionary_encode(),
         pa.array(provenance["rank"].to_numpy(dtype=np.int32)),
     ], schema=_SCHEMA)
     sink = io.BytesIO()

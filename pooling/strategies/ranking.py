@@ -35,6 +35,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from workbench.formats.arrays import as_arrow_strings
+from workbench.formats.ids import sorted_topics
+
 __all__ = [
     "Depth",
     "Ranked",
@@ -52,26 +55,6 @@ Depth = int | Mapping[str, int] | None
 
 PROVENANCE_COLUMNS = ["qid", "docno", "tag", "rank", "score"]
 _STR = pd.StringDtype("pyarrow", na_value=np.nan)
-
-
-def _as_arrow(column: pd.Series) -> pa.ChunkedArray | pa.Array:
-    """A string column as a pyarrow array (no copy when it is already pyarrow-backed; string or
-    large_string: cast what you keep, not the whole column)."""
-    array = column.array
-    if isinstance(column.dtype, pd.StringDtype) and hasattr(array, "__arrow_array__"):
-        data = pa.array(array)
-        if pa.types.is_string(data.type) or pa.types.is_large_string(data.type):
-            return data
-        return data.cast(pa.string())
-    return pa.array(column.astype(str).to_numpy(dtype=object), type=pa.string())
-
-
-def sorted_topics(qids: Iterable[str]) -> list[str]:
-    """Topic identifiers in natural order: numerically when every qid is an integer, else as strings."""
-    qids = list(dict.fromkeys(str(q) for q in qids))
-    if all(q.lstrip("-").isdigit() for q in qids):
-        return sorted(qids, key=int)
-    return sorted(qids)
 
 
 def topic_rng(seed: int, qid: str) -> np.random.Generator:
@@ -265,7 +248,7 @@ def top_rows(runs: Runs, depth: Depth = None) -> TopRows:
         positions, topic, ranks = _top_of_run(qcodes[r], score, depths)
         if not len(positions):
             continue
-        chunk = _as_arrow(frame["docno"]).take(pa.array(positions))
+        chunk = as_arrow_strings(frame["docno"]).take(pa.array(positions))
         chunks = chunk.chunks if isinstance(chunk, pa.ChunkedArray) else [chunk]
         docno_chunks.extend(c if c.type == pa.string() else c.cast(pa.string()) for c in chunks)
         kept_topic.append(topic)

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from workbench.formats.arrays import as_utf8
+
 from .ranking import Ranked, sorted_topics
 
 __all__ = ["ENTRY_COLUMNS", "PoolResult", "provenance_dicts", "union_of_codes", "union_of_lists", "union_of_ranked"]
@@ -91,7 +93,7 @@ def union_of_lists(ranked: pd.DataFrame, *, rrf_k: int = 60) -> pd.DataFrame:
     dcode, docs = pd.factorize(ranked["docno"], sort=True)
     dcode = dcode.astype(np.int64)
     by_pair = np.argsort(qcode * len(docs) + dcode, kind="stable")
-    return union_of_codes(topics, qcode, _strings(docs), dcode, ranked["rank"].to_numpy(dtype=np.int64),
+    return union_of_codes(topics, qcode, as_utf8(docs), dcode, ranked["rank"].to_numpy(dtype=np.int64),
                           by_pair, rrf_k=rrf_k)
 
 
@@ -101,14 +103,6 @@ def union_of_ranked(ranked: Ranked, *, rrf_k: int = 60) -> pd.DataFrame:
         return union_of_lists(ranked.frame())
     return union_of_codes(ranked.topics, ranked.topic, ranked.docs, ranked.doc, ranked.rank, ranked.by_pair,
                           rrf_k=rrf_k)
-
-
-def _strings(values) -> pa.Array:
-    data = pa.array(values) if hasattr(values, "__arrow_array__") else pa.array(
-        np.asarray(values, dtype=object).astype(str), pa.string())
-    if isinstance(data, pa.ChunkedArray):
-        data = data.combine_chunks()
-    return data if data.type == pa.string() else data.cast(pa.string())
 
 
 def union_of_codes(topics, topic: np.ndarray, docs: pa.Array, doc: np.ndarray, rank: np.ndarray,

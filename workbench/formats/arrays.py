@@ -113,3 +113,9 @@ def as_arrow_strings(values) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         arr = pa.array([str(v) for v in values], pa.string())
     return _plain_strings(arr)
+
+
+def as_utf8(values) -> pa.Array:
+    """:func:`as_arrow_strings` cast to ``pa.string()`` exactly (for schemas and dictionaries that want it)."""
+    arr = as_arrow_strings(values)
+    return arr if arr.type == pa.string() else arr.cast(pa.string())
