@@ -76,6 +76,61 @@ def _atol(text: str) -> int:
     return _strtol(text)
 
 
+#: what each option does to the options record (value: the option's argument, None for a flag)
+_APPLY = {
+    "h": lambda o, v: setattr(o, "help", True),
+    "v": lambda o, v: setattr(o, "version", True),
+    "q": lambda o, v: setattr(o, "query", True),
+    "m": lambda o, v: o.measures.append(v),
+    "c": lambda o, v: setattr(o, "complete", True),
+    "l": lambda o, v: setattr(o, "level", _atol(v)),
+    "n": lambda o, v: setattr(o, "summary", False),
+    "J": lambda o, v: setattr(o, "judged_only", True),
+    "N": lambda o, v: setattr(o, "coll_size", _atol(v)),
+    "M": lambda o, v: setattr(o, "max_depth", _atol(v)),
+    "R": lambda o, v: setattr(o, "rel_format", v),
+    "T": lambda o, v: setattr(o, "results_format", v),
+    "Z": lambda o, v: setattr(o, "zscores", v),
+    "D": lambda o, v: None,  # debug level: accepted, as trec_eval does, and ignored
+    "o": lambda o, v: None,  # old output format: accepted and ignored
+}
+
+
+def _long_option(arg: str, argv: list[str], i: int) -> tuple[tuple[str, str | None], int]:
+    """``--name[=value]`` as (short letter, value), and the index of the next argument."""
+    name, eq, value = arg[2:].partition("=")
+    if name not in _LONG:
+        raise UsageError(f"unrecognized option '{arg}'")
+    short = _LONG[name]
+    if short not in _SHORT_ARG:
+        return (short, None), i
+    if not eq:
+        if i >= len(argv):
+            raise UsageError(f"option '{arg}' requires an argument")
+        value, i = argv[i], i + 1
+    return (short, value), i
+
+
+def _short_options(arg: str, argv: list[str], i: int) -> tuple[list[tuple[str, str | None]], int]:
+    """``-qc``, ``-m map``, ``-mmap``: the (letter, value) pairs, and the index of the next argument."""
+    pairs: list[tuple[str, str | None]] = []
+    for j in range(1, len(arg)):
+        c = arg[j]
+        if c in _SHORT_FLAG:
+            pairs.append((c, None))
+            continue
+        if c not in _SHORT_ARG:
+            raise UsageError(f"invalid option -- '{c}'")
+        value = arg[j + 1:]
+        if not value:
+            if i >= len(argv):
+                raise UsageError(f"option requires an argument -- '{c}'")
+            value, i = argv[i], i + 1
+        pairs.append((c, value))
+        break
+    return pairs, i
+
+
 def parse_args(argv: list[str]) -> Options:
     """getopt_long-like parsing (options may follow the file names; ``--`` ends options)."""
     opts = Options()
@@ -88,62 +143,15 @@ def parse_args(argv: list[str]) -> Options:
             opts.files.extend(argv[i:])
             break
         if arg.startswith("--"):
-            name, eq, value = arg[2:].partition("=")
-            if name not in _LONG:
-                raise UsageError(f"unrecognized option '{arg}'")
-            short = _LONG[name]
-            if short in _SHORT_ARG and not eq:
-                if i >= len(argv):
-                    raise UsageError(f"option '{arg}' requires an argument")
-                value, i = argv[i], i + 1
-            pairs.append((short, value if short in _SHORT_ARG else None))
-            continue
-        if arg.startswith("-") and arg != "-":
-            j = 1
-            while j < len(arg):
-                c = arg[j]
-                if c in _SHORT_FLAG:
-                    pairs.append((c, None))
-                    j += 1
-                elif c in _SHORT_ARG:
-                    value = arg[j + 1:]
-                    if not value:
-                        if i >= len(argv):
-                            raise UsageError(f"option requires an argument -- '{c}'")
-                        value, i = argv[i], i + 1
-                    pairs.append((c, value))
-                    break
-                else:
-                    raise UsageError(f"invalid option -- '{c}'")
-            continue
-        opts.files.append(arg)
+            pair, i = _long_option(arg, argv, i)
+            pairs.append(pair)
+        elif arg.startswith("-") and arg != "-":
+            more, i = _short_options(arg, argv, i)
+            pairs.extend(more)
+        else:
+            opts.files.append(arg)
     for c, value in pairs:
-        if c == "h":
-            opts.help = True
-        elif c == "v":
-            opts.version = True
-        elif c == "q":
-            opts.query = True
-        elif c == "m":
-            opts.measures.append(value)
-        elif c == "c":
-            opts.complete = True
-        elif c == "l":
-            opts.level = _atol(value)
-        elif c == "n":
-            opts.summary = False
-        elif c == "J":
-            opts.judged_only = True
-        elif c == "N":
-            opts.coll_size = _atol(value)
-        elif c == "M":
-            opts.max_depth = _atol(value)
-        elif c == "R":
-            opts.rel_format = value
-        elif c == "T":
-            opts.results_format = value
-        elif c == "Z":
-            opts.zscores = value
+        _APPLY[c](opts, value)
     return opts
 
 

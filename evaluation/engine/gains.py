@@ -83,6 +83,43 @@ class GainModel:
         return np.where(rel >= -2, g, 0.0)
 
 
+def _gain_lookup(distinct: np.ndarray, pairs: tuple, top: int) -> tuple[np.ndarray, list]:
+    """Gain of each rel value (column rel + 2) for each group of topics with the same number of levels,
+    and each group's ordered levels."""
+    lookup = np.zeros((max(len(distinct), 1), top + 3))
+    orders = []
+    for g, nl in enumerate(distinct):
+        order = ordered_levels(pairs, int(nl))
+        orders.append(order)
+        for level, gain, _ in reversed(order):  # the first entry with a level wins
+            if -2 <= level <= top:
+                lookup[g, level + 2] = gain
+    return lookup, orders
+
+
+def _ideal_gains(gains: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, float]:
+    """One topic's ideal gains (best level first, while gains are positive) and the gain that stopped it."""
+    seq, stop = [], 0.0
+    if len(gains) and gains[-1] > 0:
+        for e in range(len(gains) - 1, -1, -1):
+            if counts[e] == 0:
+                continue
+            if gains[e] <= 0:
+                stop = gains[e]
+                break
+            seq.append(np.full(counts[e], gains[e]))
+    return (np.concatenate(seq) if seq else np.zeros(0)), stop
+
+
+def _group_ideals(qrels: Qrels, order: list, members: np.ndarray) -> tuple[float, list[tuple[np.ndarray, float]]]:
+    """The first gain of a group of topics and each member's (ideal gains, stop)."""
+    counts = np.stack([qrels.count_at(level)[members] if real else np.zeros(members.size, np.int64)
+                       for level, _, real in order], axis=1) if order else np.zeros((members.size, 0), int)
+    gains = np.array([gain for _, gain, _ in order])
+    first = gains[-1] if order else 0.0
+    return first, [_ideal_gains(gains, counts[row]) for row in range(members.size)]
+
+
 def gain_model(qrels: Qrels, pairs: tuple = ()) -> GainModel:
     """Build (and cache on ``qrels``) the gain model of ``pairs`` (``(("1", 3.0), ...)``)."""
     key = ("gains", pairs)
@@ -93,45 +130,21 @@ def gain_model(qrels: Qrels, pairs: tuple = ()) -> GainModel:
     distinct = np.unique(n_rel_levels) if n_topics else np.zeros(0, np.int64)
     group = np.searchsorted(distinct, n_rel_levels)
     top = int(max(qrels.levels.max(initial=0), max((_strtol(k) for k, _ in pairs), default=0)))
-    lookup = np.zeros((max(len(distinct), 1), top + 3))
-    orders = []
-    for g, nl in enumerate(distinct):
-        order = ordered_levels(pairs, int(nl))
-        orders.append(order)
-        for level, gain, _ in reversed(order):  # the first entry with a level wins
-            if -2 <= level <= top:
-                lookup[g, level + 2] = gain
-    ideal_rows, n_ideal = [], np.zeros(n_topics, dtype=np.int64)
+    lookup, orders = _gain_lookup(distinct, pairs, top)
+    sequences: list[np.ndarray] = [np.zeros(0)] * n_topics
     after, first = np.zeros(n_topics), np.zeros(n_topics)
     for g, order in enumerate(orders):
         members = np.flatnonzero(group == g)
         if not members.size:
             continue
-        counts = np.stack([qrels.count_at(level)[members] if real else np.zeros(members.size, np.int64)
-                           for level, _, real in order], axis=1) if order else np.zeros((members.size, 0), int)
-        gains = np.array([gain for _, gain, _ in order])
-        first[members] = gains[-1] if order else 0.0
-        seqs = []
-        for row, topic in enumerate(members):
-            seq, stop = [], 0.0
-            if order and gains[-1] > 0:
-                for e in range(len(order) - 1, -1, -1):
-                    if counts[row, e] == 0:
-                        continue
-                    if gains[e] <= 0:
-                        stop = gains[e]
-                        break
-                    seq.append(np.full(counts[row, e], gains[e]))
-            seqs.append(np.concatenate(seq) if seq else np.zeros(0))
-            after[topic] = stop
-            n_ideal[topic] = seqs[-1].size
-        ideal_rows.append((members, seqs))
-    width = max(int(n_ideal.max(initial=0)), 1)
-    ideal = np.zeros((n_topics, width))
-    for members, seqs in ideal_rows:
-        for topic, seq in zip(members, seqs, strict=True):
-            ideal[topic, : seq.size] = seq
-    disc = log2_table(width + 2)[2:]
+        first[members], ideals = _group_ideals(qrels, order, members)
+        for topic, (seq, stop) in zip(members, ideals, strict=True):
+            sequences[topic], after[topic] = seq, stop
+    n_ideal = np.array([seq.size for seq in sequences], dtype=np.int64)
+    ideal = np.zeros((n_topics, max(int(n_ideal.max(initial=0)), 1)))
+    for topic, seq in enumerate(sequences):
+        ideal[topic, : seq.size] = seq
+    disc = log2_table(ideal.shape[1] + 2)[2:]
     ideal_dcg = np.cumsum(np.where(ideal > 0, ideal / disc, 0.0), axis=1)
     model = GainModel(group=group, lookup=lookup, ideal=ideal, n_ideal=n_ideal, after=after, first=first,
                       ideal_dcg=ideal_dcg)

@@ -46,7 +46,6 @@ Example::
 
 from __future__ import annotations
 
-import functools
 import itertools
 import string
 import warnings
@@ -56,15 +55,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from evaluation.engine.resampling import bootstrap_ci, randomization_p
+from evaluation.engine.resampling import scipy_stats as _stats
+
 TESTS = ("t", "wilcoxon", "sign", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "none")
-
-
-def _stats():
-    """scipy.stats, imported on first use: it costs about a second at the start of every command."""
-    from scipy import stats
-
-    return stats
 
 
 @dataclass(frozen=True)
@@ -125,100 +120,6 @@ def _effect_size(d: np.ndarray) -> float:
     return mean / float(d.std(ddof=1))
 
 
-_CACHED_CELLS = 2_000_000  # resampling matrices up to this size (16 MB) are cached and reused across pairs
-_EXACT_CELLS = 8 * _CACHED_CELLS  # exact enumeration up to n * 2**n cells (n <= 19)
-
-
-def _sign_bits(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """Random 0/1 matrix (1 = flip the sign), one random bit per entry: 8 per random byte."""
-    random_bytes = np.frombuffer(rng.bytes(rows * ((n + 7) // 8)), dtype=np.uint8).reshape(rows, -1)
-    return np.unpackbits(random_bytes, axis=1, count=n)
-
-
-def _draw(kind: str, rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
-    """``rows`` resampling weight vectors over ``n`` topics: a resample's statistic is ``weights @ d / n``.
-
-    ``"bootstrap"``: how often each topic is drawn (n draws with replacement); ``"signs"``: random +-1."""
-    if kind == "signs":
-        return 1.0 - 2.0 * _sign_bits(rng, rows, n)
-    idx = rng.integers(0, n, size=(rows, n))
-    flat = (np.arange(rows)[:, None] * n + idx).ravel()
-    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(float)
-
-
-@functools.lru_cache(maxsize=4)
-def _cached_weights(kind: str, n: int, n_resamples: int, seed: int) -> np.ndarray:
-    if kind == "all-signs":  # every one of the 2**n sign vectors, the identity first
-        bits = (np.arange(2**n)[:, None] >> np.arange(n)[::-1]) & 1
-        weights = 1.0 - 2.0 * bits
-    else:
-        weights = _draw(kind, np.random.default_rng(seed), n_resamples, n)
-    weights.flags.writeable = False
-    return weights
-
-
-def _resampled_means(d: np.ndarray, kind: str, n_resamples: int, seed: int) -> np.ndarray:
-    """Mean of ``d`` under each of ``n_resamples`` resamples (or all 2**n sign flips for ``"all-signs"``),
-    one matrix product with a cached weight matrix; drawn in chunks when the matrix would be too big."""
-    n = d.size
-    if kind == "all-signs" or n * n_resamples <= _CACHED_CELLS:
-        # einsum, not @: a matrix-vector product is too small to gain from BLAS threads, and on a busy
-        # machine OpenBLAS threads made it up to 6x slower
-        return np.einsum("rn,n->r", _cached_weights(kind, n, n_resamples, seed), d) / n
-    rng = np.random.default_rng(seed)
-    rows = max(1, _CACHED_CELLS // (4 * n))
-    parts = []
-    for start in range(0, n_resamples, rows):
-        m = min(rows, n_resamples - start)
-        if kind == "signs":  # sum(s_i d_i) with s = 1 - 2 bit: total - 2 (bits @ d)
-            flipped = np.einsum("rn,n->r", _sign_bits(rng, m, n).astype(float), d)
-            parts.append((d.sum() - 2 * flipped) / n)
-        else:  # gathering is cheaper than counting when the counts are not reused
-            parts.append(d[rng.integers(0, n, size=(m, n), dtype=np.int32)].mean(axis=1))
-    return np.concatenate(parts)
-
-
-def _randomization(d: np.ndarray, n_resamples: int, seed: int) -> float:
-    """Two-sided p-value of the paired randomisation test of ``mean(d)``, computed as
-    ``scipy.stats.permutation_test(..., permutation_type="samples")`` does (same tolerance, same
-    ``min(1, 2 min(p_less, p_greater))``, ``+1`` in numerator and denominator when sampled), but with the
-    sign-flip matrix drawn once for all pairs: ~50x faster than calling scipy per pair."""
-    exact = 2**d.size <= n_resamples and d.size * 2**d.size <= _EXACT_CELLS
-    null = _resampled_means(d, "all-signs" if exact else "signs", n_resamples, seed)
-    observed = d.mean()
-    gamma = abs(np.finfo(float).eps * 100 * observed)
-    adjust = 0 if exact else 1
-    p_less = ((null <= observed + gamma).sum() + adjust) / (null.size + adjust)
-    p_greater = ((null >= observed - gamma).sum() + adjust) / (null.size + adjust)
-    return float(min(1.0, 2 * min(p_less, p_greater)))
-
-
-def _bootstrap_ci(d: np.ndarray, confidence: float, n_resamples: int, seed: int) -> tuple[float, float]:
-    """BCa bootstrap interval of ``mean(d)`` (Efron 1987; the method of ``scipy.stats.bootstrap``).
-
-    Written out rather than calling scipy so that the resamples can be drawn once (a resamples x topics
-    count matrix, one matrix product per pair): all pairs of 100 runs take seconds, not minutes.
-    Tested against ``scipy.stats.bootstrap(method="BCa")``.
-    """
-    if np.all(d == d[0]):
-        return float(d[0]), float(d[0])
-    n = d.size
-    theta = d.mean()
-    boot = _resampled_means(d, "bootstrap", n_resamples, seed)
-    tail = (1 - confidence) / 2
-    z_tails = _stats().norm.ppf([tail, 1 - tail])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z0 = _stats().norm.ppf((np.mean(boot < theta) + np.mean(boot <= theta)) / 2)  # mid-rank, as scipy
-        jack = (d.sum() - d) / (n - 1)
-        dev = jack.mean() - jack
-        accel = (dev**3).sum() / (6 * ((dev**2).sum()) ** 1.5)
-        levels = _stats().norm.cdf(z0 + (z0 + z_tails) / (1 - accel * (z0 + z_tails)))
-    if not np.all(np.isfinite(levels)):  # BCa breaks down on near-degenerate data: plain percentiles
-        levels = np.array([tail, 1 - tail])
-    low, high = np.percentile(boot, 100 * levels)
-    return float(low), float(high)
-
-
 def _statistic_and_p(d: np.ndarray, test: str, n_resamples: int, seed: int,
                      zero_method: str) -> tuple[float, float]:
     if not d.any():  # every difference is zero: no evidence at all
@@ -238,7 +139,7 @@ def _statistic_and_p(d: np.ndarray, test: str, n_resamples: int, seed: int,
         untied = int((d != 0).sum())
         return float(wins), float(_stats().binomtest(wins, untied, 0.5).pvalue)
     if test == "randomization":
-        return float(d.mean()), _randomization(d, n_resamples, seed)
+        return float(d.mean()), randomization_p(d, n_resamples, seed)
     raise ValueError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
 
 
@@ -258,7 +159,7 @@ def paired_test(a, b, *, test: str = "t", run_a: str = "a", run_b: str = "b", n_
     x, y = _as_aligned_arrays(a, b)
     d = np.round(x - y, 12)
     statistic, p_value = _statistic_and_p(d, test, n_resamples, seed, zero_method)
-    ci_low, ci_high = _bootstrap_ci(d, confidence, n_resamples, seed)
+    ci_low, ci_high = bootstrap_ci(d, confidence, n_resamples, seed)
     return PairedResult(
         run_a=str(run_a), run_b=str(run_b), test=test, n=int(d.size),
         mean_a=float(x.mean()), mean_b=float(y.mean()), mean_diff=float(d.mean()),
@@ -378,6 +279,19 @@ def _letter(k: int) -> str:
     return name
 
 
+def _separate(columns: list[frozenset[str]], a: str, b: str) -> list[frozenset[str]]:
+    """Piepho's insert step for a significant pair (a column holding both splits in two), then absorb:
+    drop columns contained in another."""
+    split: list[frozenset[str]] = []
+    for col in columns:
+        if a in col and b in col:
+            split += [col - {a}, col - {b}]
+        else:
+            split.append(col)
+    unique = list(dict.fromkeys(split))
+    return [c for c in unique if not any(c < other for other in unique)]
+
+
 def significance_letters(scores: pd.DataFrame, *, measure_higher_is_better: bool = True, test: str = "t",
                          correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10000,
                          seed: int = 0) -> dict[str, str]:
@@ -396,16 +310,8 @@ def significance_letters(scores: pd.DataFrame, *, measure_higher_is_better: bool
     rank = {run: i for i, run in enumerate(ranked)}
     columns: list[frozenset[str]] = [frozenset(ranked)]
     for r in results:
-        if r.p_adjusted is None or r.p_adjusted >= alpha:
-            continue
-        split: list[frozenset[str]] = []
-        for col in columns:
-            if r.run_a in col and r.run_b in col:
-                split += [col - {r.run_a}, col - {r.run_b}]
-            else:
-                split.append(col)
-        unique = list(dict.fromkeys(split))
-        columns = [c for c in unique if not any(c < other for other in unique)]  # absorb
+        if r.p_adjusted is not None and r.p_adjusted < alpha:
+            columns = _separate(columns, r.run_a, r.run_b)
     columns.sort(key=lambda c: sorted(rank[run] for run in c))
     letters = {run: "" for run in ranked}
     for k, col in enumerate(columns):

@@ -180,47 +180,66 @@ def _fmt_double(value: float) -> str:
     return f"{value:3.2f}"
 
 
-def _build(spec: MeasureSpec, raw: str | None) -> Measure:
-    kind = spec.kind
-    if raw is not None and raw == "":
-        raise MeasureError(f"improper measure in parameter '{spec.name}'")
-    if kind == SINGLE:
-        return Measure(spec, (), (spec.name,), raw)
-    if kind == CUT_LONG:
-        cuts = tuple(sorted(_strtol(p) for p in raw.split(","))) if raw is not None else spec.default
-        if cuts[0] <= 0:
-            raise MeasureError(f"{spec.name}: negative cutoff detected")
-        if len(set(cuts)) != len(cuts):
-            raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
-        return Measure(spec, cuts, tuple(f"{spec.name}_{c}" for c in cuts), raw)
-    if kind == CUT_DOUBLE:
-        cuts = tuple(sorted(_atof(p) for p in raw.split(","))) if raw is not None else spec.default
-        if len(set(cuts)) != len(cuts):
-            raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
-        return Measure(spec, cuts, tuple(f"{spec.name}_{_fmt_double(c)}" for c in cuts), raw)
-    if kind == PARAMS_DOUBLE:
-        values = tuple(_atof(p) for p in raw.split(",")) if raw is not None else spec.default
-        if spec.name == "utility" and len(values) != 4:
-            raise MeasureError("utility: improper number of coefficients (4 needed)")
-        name = spec.name if raw is None else f"{spec.name}_{raw}"
-        return Measure(spec, values, (name,), raw)
-    # pairs: trec_eval's get_param_pairs validation, then name=atof(value)
-    if raw is None:
-        return Measure(spec, (), (spec.name,), raw)
+def _single(spec: MeasureSpec, raw: str | None) -> Measure:
+    return Measure(spec, (), (spec.name,), raw)
+
+
+def _cut_long(spec: MeasureSpec, raw: str | None) -> Measure:
+    cuts = tuple(sorted(_strtol(p) for p in raw.split(","))) if raw is not None else spec.default
+    if cuts[0] <= 0:
+        raise MeasureError(f"{spec.name}: negative cutoff detected")
+    if len(set(cuts)) != len(cuts):
+        raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
+    return Measure(spec, cuts, tuple(f"{spec.name}_{c}" for c in cuts), raw)
+
+
+def _cut_double(spec: MeasureSpec, raw: str | None) -> Measure:
+    cuts = tuple(sorted(_atof(p) for p in raw.split(","))) if raw is not None else spec.default
+    if len(set(cuts)) != len(cuts):
+        raise MeasureError(f"{spec.name}: duplicate cutoffs detected")
+    return Measure(spec, cuts, tuple(f"{spec.name}_{_fmt_double(c)}" for c in cuts), raw)
+
+
+def _params_double(spec: MeasureSpec, raw: str | None) -> Measure:
+    values = tuple(_atof(p) for p in raw.split(",")) if raw is not None else spec.default
+    if spec.name == "utility" and len(values) != 4:
+        raise MeasureError("utility: improper number of coefficients (4 needed)")
+    name = spec.name if raw is None else f"{spec.name}_{raw}"
+    return Measure(spec, values, (name,), raw)
+
+
+def _well_formed_pairs(raw: str) -> bool:
+    """trec_eval's get_param_pairs check: separators alternate, never doubled, and the last one is '='."""
     last = ","
     for ch in raw:
         if ch in ",=":
             if ch == last:
-                last = "!"
-                break
+                return False
             last = ch
-    if last != "=":
+    return last == "="
+
+
+def _pairs(spec: MeasureSpec, raw: str | None) -> Measure:
+    """name=value pairs: trec_eval's get_param_pairs validation, then name=atof(value)."""
+    if raw is None:
+        return Measure(spec, (), (spec.name,), raw)
+    if not _well_formed_pairs(raw):
         raise MeasureError(f"malformed pair parameters in '{raw}'")
     pairs = []
     for item in raw.split(","):
         key, _, value = item.partition("=")
         pairs.append((key, _atof(value)))
     return Measure(spec, tuple(pairs), (f"{spec.name}_{raw}",), raw)
+
+
+_BUILDERS = {SINGLE: _single, CUT_LONG: _cut_long, CUT_DOUBLE: _cut_double, PARAMS_DOUBLE: _params_double,
+             PAIRS: _pairs}
+
+
+def _build(spec: MeasureSpec, raw: str | None) -> Measure:
+    if raw is not None and raw == "":
+        raise MeasureError(f"improper measure in parameter '{spec.name}'")
+    return _BUILDERS[spec.kind](spec, raw)
 
 
 def parse_measures(requests: list[str] | tuple[str, ...] | str | None) -> list[Measure]:
