@@ -228,12 +228,40 @@ def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: P
         return _read_lines(data, columns, problems, describe, extra_fields)
 
 
+def _line_problem(fields: list[bytes], line: bytes, columns: Sequence[Column], extra_fields: bool) -> str | None:
+    """What is wrong with a line's shape or encoding, or None."""
+    expected = len(columns)
+    layout = " ".join(c.name for c in columns)
+    if len(fields) < expected and extra_fields:
+        return f"expected at least {expected} columns ({layout}), found {len(fields)}"
+    if len(fields) != expected and not extra_fields:
+        return f"expected {expected} columns ({layout}), found {len(fields)}"
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return "line is not valid UTF-8"
+    return None
+
+
+_CONVERTERS = {pa.int64(): parse_int, pa.float64(): parse_float}
+
+
+def _converted(fields: list[bytes], kept: list[tuple[int, Column]],
+               describe: Callable[[str, bytes], str]) -> tuple[list | None, str | None]:
+    """The kept fields converted to their columns' types, or the problem with the first that is not."""
+    row = []
+    for i, column in kept:
+        convert = _CONVERTERS.get(column.type)
+        value = fields[i].decode("utf-8") if convert is None else convert(fields[i])
+        if value is None:
+            return None, describe(column.name, fields[i])
+        row.append(value)
+    return row, None
+
+
 def _read_lines(data: bytes, columns: Sequence[Column], problems: Problems,
                 describe: Callable[[str, bytes], str], extra_fields: bool) -> tuple[pa.Table, LineMap]:
     """The slow path: every line checked in Python, every problem recorded with its line number."""
-    expected = len(columns)
-    layout = " ".join(c.name for c in columns)
-    converters = {pa.int64(): parse_int, pa.float64(): parse_float}
     kept = [(i, c) for i, c in enumerate(columns) if c.keep]
     values: dict[str, list] = {c.name: [] for _, c in kept}
     lines: list[int] = []
@@ -241,28 +269,14 @@ def _read_lines(data: bytes, columns: Sequence[Column], problems: Problems,
         if not line:
             continue
         fields = line.split(b" ")
-        if len(fields) < expected and extra_fields:
-            problems.add(number, f"expected at least {expected} columns ({layout}), found {len(fields)}")
+        row, problem = None, _line_problem(fields, line, columns, extra_fields)
+        if problem is None:
+            row, problem = _converted(fields, kept, describe)
+        if problem is not None:
+            problems.add(number, problem)
             continue
-        if len(fields) != expected and not extra_fields:
-            problems.add(number, f"expected {expected} columns ({layout}), found {len(fields)}")
-            continue
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError:
-            problems.add(number, "line is not valid UTF-8")
-            continue
-        row = []
-        for i, column in kept:
-            convert = converters.get(column.type)
-            value = fields[i].decode("utf-8") if convert is None else convert(fields[i])
-            if value is None:
-                problems.add(number, describe(column.name, fields[i]))
-                break
-            row.append(value)
-        else:
-            for (_, column), value in zip(kept, row, strict=True):
-                values[column.name].append(value)
-            lines.append(number)
+        for (_, column), value in zip(kept, row, strict=True):
+            values[column.name].append(value)
+        lines.append(number)
     table = pa.table({c.name: pa.array(values[c.name], type=c.type) for _, c in kept})
     return table, LineMap(lines=np.asarray(lines, dtype=np.int64))

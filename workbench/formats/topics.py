@@ -130,6 +130,32 @@ _XML_FIELDS = {"query": "title", "title": "title", "question": "description", "d
 _XML_IDS = ("number", "id", "qid", "num")
 
 
+def _xml_fields(element) -> tuple[dict[str, str], dict[str, Any]]:
+    """A <topic>'s title, description and narrative (the first child naming each), and its other children
+    (repeated ones as lists)."""
+    fields = {"title": "", "description": "", "narrative": ""}
+    extra: dict[str, Any] = {}
+    for child in element:
+        value = _squash("".join(child.itertext()))
+        target = _XML_FIELDS.get(child.tag)
+        if target is not None and not fields[target]:
+            fields[target] = value
+        elif child.tag in extra:
+            previous = extra[child.tag]
+            extra[child.tag] = [*previous, value] if isinstance(previous, list) else [previous, value]
+        else:
+            extra[child.tag] = value
+    return fields, extra
+
+
+def _xml_qid(attributes: dict, extra: dict) -> str | None:
+    """The topic's id: an id attribute, else an id child element (taken out of what is kept as extra)."""
+    qid = next((attributes.pop(key) for key in _XML_IDS if key in attributes), None)
+    if qid is None:
+        qid = next((extra.pop(key) for key in _XML_IDS if isinstance(extra.get(key), str)), None)
+    return qid
+
+
 def _parse_xml(text: str, problems: Problems) -> list[tuple[int, TopicRecord]]:
     try:
         root = ET.fromstring(text)
@@ -142,21 +168,8 @@ def _parse_xml(text: str, problems: Problems) -> list[tuple[int, TopicRecord]]:
     for index, element in enumerate(elements):
         line = starts[index] if index < len(starts) else 1
         attributes = dict(element.attrib)
-        fields = {"title": "", "description": "", "narrative": ""}
-        extra: dict[str, Any] = {}
-        for child in element:
-            value = _squash("".join(child.itertext()))
-            target = _XML_FIELDS.get(child.tag)
-            if target is not None and not fields[target]:
-                fields[target] = value
-            elif child.tag in extra:
-                previous = extra[child.tag]
-                extra[child.tag] = [*previous, value] if isinstance(previous, list) else [previous, value]
-            else:
-                extra[child.tag] = value
-        qid = next((attributes.pop(key) for key in _XML_IDS if key in attributes), None)
-        if qid is None:
-            qid = next((extra.pop(key) for key in _XML_IDS if isinstance(extra.get(key), str)), None)
+        fields, extra = _xml_fields(element)
+        qid = _xml_qid(attributes, extra)
         if not qid:
             problems.add(line, "<topic> has no number attribute")
             continue
