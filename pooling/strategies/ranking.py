@@ -322,7 +322,7 @@ def select_runs(
     Args:
         tags: every available run tag, in submission order.
         only: restrict to these tags (an unknown tag is an error).
-        teams: tag -> team. A run without a team is a team of its own.
+        teams: tag -> team. A run without a team (missing or empty) is a team of its own.
         priorities: tag -> declared pool priority, 1 = pooled first (TREC's convention). Runs without a
             priority come after the prioritised runs of their team, in submission order.
         runs_per_team: keep only the first N runs of each team by priority, as TREC does when it pools
@@ -332,20 +332,30 @@ def select_runs(
     runs_per_team=1 -> [a2, b1].
     """
     tags = list(tags)
-    chosen = tags
-    if only is not None:
-        wanted = [str(t) for t in only]
-        unknown = [t for t in wanted if t not in set(tags)]
-        if unknown:
-            raise ValueError(f"unknown run tag(s): {', '.join(unknown)}")
-        wanted_set = set(wanted)
-        chosen = [t for t in tags if t in wanted_set]
+    chosen = _only(tags, only)
     if runs_per_team is None:
         return chosen
     if runs_per_team < 1:
         raise ValueError("runs_per_team must be >= 1")
-    teams = dict(teams or {})
-    priorities = dict(priorities or {})
+    kept = _first_of_each_team(tags, chosen, dict(teams or {}), dict(priorities or {}), runs_per_team)
+    return [t for t in chosen if t in kept]
+
+
+def _only(tags: list[str], only: Iterable[str] | None) -> list[str]:
+    if only is None:
+        return tags
+    wanted = [str(t) for t in only]
+    unknown = [t for t in wanted if t not in set(tags)]
+    if unknown:
+        raise ValueError(f"unknown run tag(s): {', '.join(unknown)}")
+    wanted_set = set(wanted)
+    return [t for t in tags if t in wanted_set]
+
+
+def _first_of_each_team(tags: list[str], chosen: list[str], teams: dict[str, str], priorities: dict[str, int],
+                        n: int) -> set[str]:
+    """The first ``n`` runs of each team by priority (then submission order); a run without a team (none
+    given, or empty) is a team of its own."""
     position = {t: i for i, t in enumerate(tags)}
 
     def sort_key(tag: str) -> tuple[int, float, int]:
@@ -354,6 +364,5 @@ def select_runs(
 
     by_team: dict[str, list[str]] = {}
     for tag in chosen:
-        by_team.setdefault(teams.get(tag, tag), []).append(tag)
-    kept = {t for members in by_team.values() for t in sorted(members, key=sort_key)[:runs_per_team]}
-    return [t for t in chosen if t in kept]
+        by_team.setdefault(teams.get(tag) or tag, []).append(tag)
+    return {t for members in by_team.values() for t in sorted(members, key=sort_key)[:n]}

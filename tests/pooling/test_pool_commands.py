@@ -51,6 +51,14 @@ def test_a_depth_pool_is_the_union_of_the_contributing_runs_top_k(track):
     assert "added 7 documents in round 1" in out and "seed 7" in out
 
 
+def test_runs_without_a_team_are_each_a_team_of_their_own_when_pooling_runs_per_team(track):
+    # TREC run files carry no team: --runs-per-team 1 must still pool every contributing run
+    out = run("build_pool", "robust", "--depth", "2", "--runs-per-team", "1", "--seed", "7")
+    assert pairs(track) == {("301", "a1"), ("301", "a2"), ("301", "s1"), ("301", "c1"),
+                            ("302", "b1"), ("302", "b2"), ("302", "b3")}
+    assert "from 2 runs" in out
+
+
 def test_ties_are_pooled_in_file_order_and_the_rank_column_is_ignored(db, tmp_path):
     collection = factories.collection_with_topics()
     path = tmp_path / "tied.run"
