@@ -42,22 +42,26 @@ def insert_columns(model, columns: Mapping[str, Sequence], constants: Mapping[st
     fields = {name: meta.get_field(name) for name in [*names, *constants]}
     fixed = {name: fields[name].get_db_prep_save(value, connection) for name, value in constants.items()}
     quote = connection.ops.quote_name
-    table = quote(meta.db_table)
-    order = [*names, *fixed]
-    quoted = ", ".join(quote(fields[name].column) for name in order)
+    target = f"{quote(meta.db_table)} ({', '.join(quote(fields[name].column) for name in [*names, *fixed])})"
     if connection.vendor == "postgresql":
         data = {name: _arrow(columns[name]) for name in names}
         data.update({name: pa.array([_csv_value(value)] * n) for name, value in fixed.items()})
-        _pg_copy(f"COPY {table} ({quoted}) FROM STDIN WITH (FORMAT csv)", pa.table(data))
-        return n
-    values = list(itertools.chain.from_iterable(zip(*(_python(columns[name]) for name in names), strict=True)))
-    width = len(names)
-    per_statement = max(1, min(500, (_max_query_params() - len(fixed)) // width))
-    tail = [fixed[name] for name in fixed]
+        _pg_copy(f"COPY {target} FROM STDIN WITH (FORMAT csv)", pa.table(data))
+    else:
+        _multi_row_inserts(target, [_python(columns[name]) for name in names], list(fixed.values()), n)
+    return n
+
+
+def _multi_row_inserts(target: str, columns: list[list], tail: list, n: int) -> None:
+    """``INSERT INTO target VALUES (...), (...), ...`` of as many rows as one statement may bind (at most
+    500), each row its column values then ``tail`` (the constants)."""
+    values = list(itertools.chain.from_iterable(zip(*columns, strict=True)))
+    width = len(columns)
+    per_statement = max(1, min(500, (_max_query_params() - len(tail)) // width))
+    row = "(" + ", ".join(["%s"] * (width + len(tail))) + ")"
 
     def statement(rows: int) -> str:
-        row = "(" + ", ".join(["%s"] * (width + len(fixed))) + ")"
-        return f"INSERT INTO {table} ({quoted}) VALUES {', '.join([row] * rows)}"
+        return f"INSERT INTO {target} VALUES {', '.join([row] * rows)}"
 
     def params(start: int, rows: int) -> list:
         out: list = []
@@ -73,7 +77,6 @@ def insert_columns(model, columns: Mapping[str, Sequence], constants: Mapping[st
                                (params(i * per_statement, per_statement) for i in range(full)))
         if n % per_statement:
             cursor.execute(statement(n % per_statement), params(full * per_statement, n % per_statement))
-    return n
 
 
 def _python(values) -> list:

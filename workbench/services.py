@@ -69,9 +69,8 @@ class ImportSummary:
     skipped: int = 0
 
 
-@transaction.atomic
-def topics_import(*, collection: Collection, source: str | Path, replace: bool = False) -> ImportSummary:
-    """Import topics; a qid already in the collection is refused unless ``replace`` updates it."""
+def _parsed_topics(source: str | Path) -> list:
+    """The file's topics, refused whole if it cannot be read, holds none or names a topic twice."""
     try:
         records = read_topics(source)
     except FormatError as exc:
@@ -82,21 +81,30 @@ def topics_import(*, collection: Collection, source: str | Path, replace: bool =
     dupes = sorted({r.qid for r in records if r.qid in seen or seen.add(r.qid)})
     if dupes:
         raise ImportRefused([f"{source}: topic {q!r} appears more than once" for q in dupes])
-    existing = {t.qid: t for t in collection.topics.filter(qid__in=seen)}
-    if existing and not replace:
-        raise ImportRefused([f"{source}: topic {q!r} is already in collection {collection.slug!r} "
-                             "(use --replace to update it)" for q in sorted(existing)])
-    created, updated = [], []
-    for record in records:
-        topic = existing.get(record.qid) or Topic(collection=collection, qid=record.qid)
-        topic.title = record.title
-        topic.description = record.description
-        topic.narrative = record.narrative
-        topic.extra = dict(record.extra)
-        (updated if topic.pk else created).append(topic)
-    Topic.objects.bulk_create(created, batch_size=1000)
-    if updated:
-        Topic.objects.bulk_update(updated, ["title", "description", "narrative", "extra"], batch_size=1000)
+    return records
+
+
+def topics_import(*, collection: Collection, source: str | Path, replace: bool = False) -> ImportSummary:
+    """Import topics; a qid already in the collection is refused unless ``replace`` updates it.
+
+    The file is read and checked before the transaction that writes the topics begins."""
+    records = _parsed_topics(source)
+    with transaction.atomic():
+        existing = {t.qid: t for t in collection.topics.filter(qid__in=[r.qid for r in records])}
+        if existing and not replace:
+            raise ImportRefused([f"{source}: topic {q!r} is already in collection {collection.slug!r} "
+                                 "(use --replace to update it)" for q in sorted(existing)])
+        created, updated = [], []
+        for record in records:
+            topic = existing.get(record.qid) or Topic(collection=collection, qid=record.qid)
+            topic.title = record.title
+            topic.description = record.description
+            topic.narrative = record.narrative
+            topic.extra = dict(record.extra)
+            (updated if topic.pk else created).append(topic)
+        Topic.objects.bulk_create(created, batch_size=1000)
+        if updated:
+            Topic.objects.bulk_update(updated, ["title", "description", "narrative", "extra"], batch_size=1000)
     return ImportSummary(created=len(created), updated=len(updated))
 
 
@@ -182,16 +190,11 @@ def _sha256_of(source: str | Path) -> str:
     return digest.hexdigest()
 
 
-@transaction.atomic
-def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
-                max_problems: int = 20, progress: Callable[[int], None] | None = None) -> list[ImportedRun]:
-    """Validate every run file like a submission checker, then store them all or none.
-
-    ``progress`` is called with 1 after each file is validated and after each run is stored."""
-    specs = list(specs)
+def _parsed_runs(collection: Collection, specs: list[RunSpec], max_problems: int,
+                 progress: Callable[[int], None] | None) -> list:
+    """Every file read and checked like a submission; all problems of all files, or (spec, RunFile) pairs."""
     known_qids = set(collection.topics.values_list("qid", flat=True)) or None
-    parsed = []
-    problems: list[str] = []
+    parsed, problems = [], []
     for spec in specs:
         try:
             parsed.append((spec, read_run(spec.source, max_depth=collection.max_depth,
@@ -206,26 +209,42 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
     dupes = sorted({t for t in tags if tags.count(t) > 1})
     if dupes:
         raise ImportRefused([f"run tag {t!r} appears in more than one file" for t in dupes])
-    existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
-    if existing:
-        if not replace:
+    return parsed
+
+
+def _store_run(collection: Collection, spec: RunSpec, run_file, blob: bytes) -> Run:
+    frame = run_file.frame
+    run = Run.objects.create(
+        collection=collection, tag=run_file.tag, team=spec.team, description=spec.description,
+        source_file=Path(str(spec.source)).name, contributes=spec.contributes,
+        pool_priority=spec.pool_priority, num_topics=int(frame["qid"].nunique()), num_entries=len(frame),
+        sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "")
+    RunData.objects.create(run=run, table=blob)
+    return run
+
+
+def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
+                max_problems: int = 20, progress: Callable[[int], None] | None = None) -> list[ImportedRun]:
+    """Validate every run file like a submission checker, then store them all or none.
+
+    Files are read, checked and encoded before the transaction that stores them begins, so the
+    database is locked only while the runs are written. ``progress`` is called with 1 after each file
+    is validated and after each run is stored."""
+    parsed = _parsed_runs(collection, list(specs), max_problems, progress)
+    blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
+    tags = [run_file.tag for _, run_file in parsed]
+    imported = []
+    with transaction.atomic():
+        existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
+        if existing and not replace:
             raise ImportRefused([f"{spec.source}: run {rf.tag!r} is already in collection {collection.slug!r} "
                                  "(use --replace to replace it)" for spec, rf in parsed if rf.tag in existing])
         collection.runs.filter(tag__in=existing).delete()
-    imported = []
-    for spec, run_file in parsed:
-        frame = run_file.frame
-        run = Run.objects.create(
-            collection=collection, tag=run_file.tag, team=spec.team, description=spec.description,
-            source_file=Path(str(spec.source)).name, contributes=spec.contributes,
-            pool_priority=spec.pool_priority, num_topics=int(frame["qid"].nunique()),
-            num_entries=len(frame),
-            sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "",
-        )
-        RunData.objects.create(run=run, table=runstore.encode(frame))
-        imported.append(ImportedRun(run=run, warnings=run_file.warnings))
-        if progress:
-            progress(1)
+        for (spec, run_file), blob in zip(parsed, blobs, strict=True):
+            run = _store_run(collection, spec, run_file, blob)
+            imported.append(ImportedRun(run=run, warnings=run_file.warnings))
+            if progress:
+                progress(1)
     return imported
 
 

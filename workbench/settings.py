@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -60,7 +61,8 @@ VAR_DIR = Path(env_str("WORKBENCH_VAR_DIR", str(BASE_DIR / "var")))
 
 def _local_secret_key(path: Path) -> str:
     """The key kept in ``VAR_DIR/secret_key`` (mode 0600), made once: local use needs no setting, while a
-    deployment on several machines sets SECRET_KEY so that every machine signs alike."""
+    deployment on several machines sets SECRET_KEY so that every machine signs alike. The file appears
+    whole or not at all (written aside, then linked into place), so processes starting together agree."""
     try:
         key = path.read_text().strip()
         if key:
@@ -69,17 +71,20 @@ def _local_secret_key(path: Path) -> str:
         pass
     except OSError as exc:
         raise ImproperlyConfigured(f"SECRET_KEY is not set and {path} cannot be read: {exc.strerror}") from None
-    key = secrets.token_urlsafe(50)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process made it first: use theirs
+        descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".secret_key.")  # mode 0600
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(secrets.token_urlsafe(50) + "\n")
+        try:
+            os.link(aside, path)
+        except FileExistsError:  # another process made it first: use theirs
+            pass
+        finally:
+            os.unlink(aside)
         return path.read_text().strip()
     except OSError as exc:
         raise ImproperlyConfigured(f"SECRET_KEY is not set and {path} cannot be written: {exc.strerror}") from None
-    with os.fdopen(descriptor, "w") as handle:
-        handle.write(key + "\n")
-    return key
 
 
 SECRET_KEY = env_str("SECRET_KEY") or _local_secret_key(VAR_DIR / "secret_key")
