@@ -63,6 +63,23 @@ def pool_provenance(pool: Pool) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
+def _judged_figures(stats: dict, entries: pd.DataFrame, provenance: pd.DataFrame, qrels: pd.DataFrame,
+                    relevant_from: int) -> None:
+    """Add judged and relevant counts per topic, the judged fraction and relevant documents by depth."""
+    progress = S.judging_progress(entries, qrels, relevant_from=relevant_from)
+    for row in progress.to_dict("records"):
+        stats["topics"][row["qid"]].update(judged=int(row["judged"]),
+                                           judged_fraction=round(float(row["judged_fraction"]), 4),
+                                           relevant=int(row["relevant"]))
+    judged = int(progress["judged"].sum())
+    stats["judged"] = judged
+    stats["judged_fraction"] = round(judged / len(entries), 4)
+    by_depth = S.relevant_by_depth(provenance, qrels, relevant_from=relevant_from)
+    stats["relevant_by_depth"] = [
+        {k: (round(float(v), 4) if isinstance(v, float) else int(v)) for k, v in row.items()}
+        for row in by_depth.to_dict("records")]
+
+
 def pool_statistics(pool: Pool, qrels: pd.DataFrame | None = None) -> dict:
     """What `pool_stats` prints: sizes, unique contributions, overlap, judged fraction, relevant by depth."""
     entries, provenance = pool_entries(pool)
@@ -74,24 +91,13 @@ def pool_statistics(pool: Pool, qrels: pd.DataFrame | None = None) -> dict:
     }
     if entries.empty:
         return stats | {"topics": {}, "runs": {}, "overlap": {}}
+    judged = qrels if qrels is not None and len(qrels) else None
     sizes = S.pool_size(entries)
     stats["topics"] = {q: {"pool_size": int(n)} for q, n in sizes.items()}
-    unique = S.unique_contributions(provenance, qrels if qrels is not None and len(qrels) else None,
-                                    relevant_from=relevant_from)
+    unique = S.unique_contributions(provenance, judged, relevant_from=relevant_from)
     stats["runs"] = {row["tag"]: {k: int(v) for k, v in row.items() if k != "tag"} for row in unique.to_dict("records")}
     overlap = S.overlap_matrix(provenance)
     stats["overlap"] = {str(a): {str(b): int(v) for b, v in row.items()} for a, row in overlap.iterrows()}
-    if qrels is not None and len(qrels):
-        progress = S.judging_progress(entries, qrels, relevant_from=relevant_from)
-        for row in progress.to_dict("records"):
-            stats["topics"][row["qid"]].update(judged=int(row["judged"]),
-                                               judged_fraction=round(float(row["judged_fraction"]), 4),
-                                               relevant=int(row["relevant"]))
-        judged = int(progress["judged"].sum())
-        stats["judged"] = judged
-        stats["judged_fraction"] = round(judged / len(entries), 4)
-        by_depth = S.relevant_by_depth(provenance, qrels, relevant_from=relevant_from)
-        stats["relevant_by_depth"] = [
-            {k: (round(float(v), 4) if isinstance(v, float) else int(v)) for k, v in row.items()}
-            for row in by_depth.to_dict("records")]
+    if judged is not None:
+        _judged_figures(stats, entries, provenance, judged, relevant_from)
     return stats
