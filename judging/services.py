@@ -33,6 +33,39 @@ def default_assessor_for(source: str | Path) -> str:
     return f"qrels:{Path(str(source)).name}"
 
 
+def _qrels_problems(collection: Collection, source: str | Path, frame, topics: dict[str, int]) -> list[str]:
+    """Topics not in the collection and grades not on its scale, each with the first line naming it."""
+    problems = []
+    for qid in sorted(set(frame["qid"].astype(str)) - set(topics)):
+        line = first_line_matching(source, lambda fields, q=qid: fields[:1] == [q])
+        problems.append(f"{source}:{line}: topic {qid!r} is not in collection {collection.slug!r}")
+    allowed = set(collection.grades)
+    for grade in sorted(set(frame["rel"].astype(int)) - allowed):
+        line = first_line_matching(source, lambda f, g=grade: len(f) == 4 and f[3].lstrip("+") == str(g))
+        problems.append(f"{source}:{line}: grade {grade} is not on the collection's scale "
+                        f"{sorted(allowed)}")
+    return problems[:20] + ([f"... {len(problems) - 20} more"] if len(problems) > 20 else [])
+
+
+def _new_records(frame, topics: dict[str, int], latest: dict) -> tuple[dict[str, list], int, int, int]:
+    """The records to append as columns, and how many are created, revised and unchanged."""
+    created = revised = unchanged = 0
+    new_rows: dict[str, list] = {"topic": [], "docno": [], "grade": [], "previous": []}
+    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int).tolist(),
+                               strict=True):
+        topic_id = topics[qid]
+        previous = latest.get((topic_id, docno))
+        if previous is not None and previous[1] == rel and not previous[2]:
+            unchanged += 1
+            continue
+        new_rows["topic"].append(topic_id)
+        new_rows["docno"].append(docno)
+        new_rows["grade"].append(rel)
+        new_rows["previous"].append(None if previous is None else previous[0])
+        created, revised = (created + 1, revised) if previous is None else (created, revised + 1)
+    return new_rows, created, revised, unchanged
+
+
 @transaction.atomic
 def qrels_import(*, collection: Collection, source: str | Path, assessor: str | None = None) -> QrelsImportSummary:
     """Import a TREC qrels file as judgments by ``assessor``.
@@ -48,46 +81,21 @@ def qrels_import(*, collection: Collection, source: str | Path, assessor: str | 
     if frame.empty:
         raise ImportRefused([f"{source}: no judgments found"])
     topics = dict(collection.topics.values_list("qid", "pk"))
-    problems = []
-    for qid in sorted(set(frame["qid"].astype(str)) - set(topics)):
-        line = first_line_matching(source, lambda fields, q=qid: fields[:1] == [q])
-        problems.append(f"{source}:{line}: topic {qid!r} is not in collection {collection.slug!r}")
-    allowed = set(collection.grades)
-    for grade in sorted(set(frame["rel"].astype(int)) - allowed):
-        line = first_line_matching(source, lambda f, g=grade: len(f) == 4 and f[3].lstrip("+") == str(g))
-        problems.append(f"{source}:{line}: grade {grade} is not on the collection's scale "
-                        f"{sorted(allowed)}")
+    problems = _qrels_problems(collection, source, frame, topics)
     if problems:
-        raise ImportRefused(problems[:20] + ([f"... {len(problems) - 20} more"] if len(problems) > 20 else []))
-
+        raise ImportRefused(problems)
     # each document's latest record by this assessor: (id, grade, cannot judge)
     latest = {(topic_id, docno): (pk, grade, cannot) for topic_id, docno, pk, grade, cannot in
               Judgment.objects.filter(collection=collection, assessor=assessor).order_by("created_at", "id")
               .values_list("topic_id", "docno", "id", "grade", "cannot_judge")}
     frame = frame.drop_duplicates(["qid", "docno"], keep="last")
-    created = revised = unchanged = 0
-    new_rows: dict[str, list] = {"topic": [], "docno": [], "grade": [], "previous": []}
-    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int).tolist(),
-                               strict=True):
-        topic_id = topics[qid]
-        previous = latest.get((topic_id, docno))
-        if previous is not None and previous[1] == rel and not previous[2]:
-            unchanged += 1
-            continue
-        for name, value in (("topic", topic_id), ("docno", docno), ("grade", rel),
-                            ("previous", None if previous is None else previous[0])):
-            new_rows[name].append(value)
-        if previous is None:
-            created += 1
-        else:
-            revised += 1
+    new_rows, created, revised, unchanged = _new_records(frame, topics, latest)
     # rows as columns, without a model instance each (bulk_create spent 17 of 19 s on 150,000 judgments)
     insert_columns(Judgment, new_rows, {"collection": collection.pk, "assessor": assessor,
                                         "source": Judgment.Source.IMPORT.value, "cannot_judge": False,
                                         "created_at": timezone.now(), "comment": "", "rationale": ""})
     return QrelsImportSummary(assessor=assessor, created=created, revised=revised, unchanged=unchanged,
                               topics=int(frame["qid"].nunique()))
-
 
 
 class JudgmentRefused(ValueError):
