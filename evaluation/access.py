@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
-from evaluation import services
+from evaluation import cache
 from workbench.models import Collection
 from workbench.selectors import can_download, is_organizer
 
@@ -25,7 +25,7 @@ def results_view(*, organizers_only: bool = False):
             if not allowed:
                 raise PermissionDenied("You may not see this collection's results.")
             if request.method in ("GET", "HEAD"):  # a page reads one version of the collection
-                with services.one_version():
+                with cache.one_version():
                     return view(request, collection, *args, **kwargs)
             return view(request, collection, *args, **kwargs)
 

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import services
+from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import competition_ranks
 from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_codes
 from evaluation.engine.recall import curves_from_best, sampled_estimate
-from evaluation.services import MAX_DEPTH, EvaluationError, Snapshot
+from evaluation.scoring import MAX_DEPTH, EvaluationError
+from evaluation.snapshot import Snapshot
 from judging.agreement import ranking_correlation
 from judging.qrels import assessor_judgments
 from pooling import strategies as S
@@ -61,7 +62,7 @@ def contribution_provenance(collection: Collection, depth: int | None = None) ->
     The stored pools' provenance when one exists (and no ``depth`` is given); otherwise the top ``depth``
     (default 100) of the runs declared as contributing, ranked as pools rank them.
     """
-    snap = services.snapshot(collection)
+    snap = snapshot.snapshot(collection)
     with_provenance = [p for p in snap.pools if len(p.provenance)]
     if with_provenance and depth is None:
         frame = pd.concat([p.provenance[["qid", "docno", "tag"]] for p in with_provenance], ignore_index=True)
@@ -72,7 +73,7 @@ def contribution_provenance(collection: Collection, depth: int | None = None) ->
     tags = [t for t, c in snap.declared.items() if c]
     if not tags:
         return pd.DataFrame({c: pd.Series(dtype=str) for c in ("qid", "docno", "tag")}), "no contributing runs"
-    ranked = S.ranked_entries(services.frames(collection, tags), depth)
+    ranked = S.ranked_entries(scoring.frames(collection, tags), depth)
     return ranked[["qid", "docno", "tag"]].astype(str), f"top {depth} of the contributing runs (no pool stored)"
 
 
@@ -103,8 +104,8 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
     unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit). A run's score is
     the mean of its per-topic values (its topics), so only the changed topics' values are replaced."""
-    full = services.evaluate(collection, [measure], policy=policy, assessor=assessor)
-    prepared = services.prepared_qrels(collection, policy=policy, assessor=assessor)
+    full = scoring.evaluate(collection, [measure], policy=policy, assessor=assessor)
+    prepared = scoring.prepared_qrels(collection, policy=policy, assessor=assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
     units = sorted(set(unit_of.values()))
@@ -112,8 +113,8 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     tag_code, tag_names = pd.factorize(provenance["tag"])
     owner = unique_owner(provenance, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
     relevant = prepared.grades >= snap.relevant_from
-    request = services.batches([measure])[0]
-    ranking, order = services.ranked(collection, policy=policy, assessor=assessor)
+    request = scoring.batches([measure])[0]
+    ranking, order = scoring.ranked(collection, policy=policy, assessor=assessor)
     run_index = {t: i for i, t in enumerate(order)}
     # each run's segments are contiguous (segments are numbered run by run), and so are their entries
     run_bounds = np.searchsorted(ranking.seg_run, np.arange(len(order) + 1))
@@ -137,7 +138,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
                 lo + np.flatnonzero(np.isin(ranking.seg_topic[lo:hi], topics))
                 for lo, hi in (run_bounds[[run_index[t], run_index[t] + 1]] for t in runs)])
             if segments.size:
-                loo = services.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
+                loo = scoring.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
                                             {run_index[t]: t for t in runs}, request, snap.relevant_from)
                 for tag in runs:
                     left_out, before = loo[tag], full[tag]
@@ -175,7 +176,7 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
     return owner
 
 
-@services.reads
+@cache.reads
 def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
                   qrels_policy: str = "adjudicated", assessor: str | None = None,
                   depth: int | None = None) -> LeaveOneOut:
@@ -184,13 +185,13 @@ def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "ru
     ``depth`` instead of the stored pool's provenance (used when no pool is stored; default then 100)."""
     if by not in ("run", "team"):
         raise EvaluationError(f"leave-one-out by {by!r}: choose 'run' or 'team'")
-    names = services.measure_names([measure])
+    names = scoring.measure_names([measure])
     if len(names) != 1:
         raise EvaluationError(f"leave-one-out needs one measure value, {measure!r} gives {len(names)}")
-    snap = services.snapshot(collection)
-    policy = services.normalise_policy(qrels_policy)
+    snap = snapshot.snapshot(collection)
+    policy = scoring.normalise_policy(qrels_policy)
     key = (snap.version, "loo", names[0], by, policy, assessor, depth)
-    return services.cached(key, lambda: _leave_one_out(collection, snap, measure, names[0], by, policy, assessor,
+    return cache.cached(key, lambda: _leave_one_out(collection, snap, measure, names[0], by, policy, assessor,
                                                        depth))
 
 
@@ -225,7 +226,7 @@ def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth)
 def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
     """qid -> the deepest rank any of the runs returns for it (at most MAX_DEPTH)."""
     deepest: dict[str, int] = {}
-    for frame in services.frames(collection, tags).values():
+    for frame in scoring.frames(collection, tags).values():
         qid = frame["qid"]
         if isinstance(qid.dtype, pd.CategoricalDtype):  # stored runs: count the codes
             codes = qid.cat.codes.to_numpy()
@@ -268,21 +269,21 @@ def _best_ranks(runs: dict[str, pd.DataFrame], cap: int, qrels: Qrels
 RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth", "note"]
 
 
-@services.reads
+@cache.reads
 def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
                      confidence: float = 0.95, cap: int = 100) -> pd.DataFrame:
     """Per qrels topic: known relevant documents and an estimate of how many there are, with its method and
     a ``confidence`` interval (:mod:`evaluation.engine.recall`): Horvitz-Thompson where the collection
     has a sampled pool, otherwise the accumulation curve over the contributing runs' depth (complete
     depth looked for within the top ``cap``). Columns ``RECALL_COLUMNS``, topics in natural order."""
-    snap = services.snapshot(collection)
-    policy = services.normalise_policy(qrels_policy)
+    snap = snapshot.snapshot(collection)
+    policy = scoring.normalise_policy(qrels_policy)
     key = (snap.version, "recall", policy, assessor, confidence, cap)
-    return services.cached(key, lambda: _recall(collection, snap, policy, assessor, confidence, cap))
+    return cache.cached(key, lambda: _recall(collection, snap, policy, assessor, confidence, cap))
 
 
 def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd.DataFrame:
-    qrels = services.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
+    qrels = scoring.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
     relevant = qrels[qrels["rel"] >= snap.relevant_from]
     known = relevant.groupby("qid").size().reindex(qrels["qid"].unique(), fill_value=0)
     pool = snap.sampled_pool
@@ -309,8 +310,8 @@ def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd
         out = pd.DataFrame(rows, columns=RECALL_COLUMNS)
     else:
         tags = [t for t, c in snap.contributed.items() if c]
-        topics, topic, rank, rel = _best_ranks(services.frames(collection, tags), cap,
-                                               services.prepared_qrels(collection, policy=policy, assessor=assessor))
+        topics, topic, rank, rel = _best_ranks(scoring.frames(collection, tags), cap,
+                                               scoring.prepared_qrels(collection, policy=policy, assessor=assessor))
         curves = curves_from_best(topics, topic, rank, rel, known, relevant_from=snap.relevant_from,
                                   run_depth=_run_depths(collection, tags), confidence=confidence)
         out = curves[RECALL_COLUMNS]
@@ -318,15 +319,15 @@ def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd
     return out.set_index("qid").loc[order].reset_index()
 
 
-@services.reads
+@cache.reads
 def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = "adjudicated",
                assessor: str | None = None) -> pd.DataFrame:
     """Per run: relevant documents retrieved (within 1000) and recall, the mean over topics of
     ``num_rel_ret / R``, with R the known relevant count (recall_known, trec_eval's recall_1000) and with
     R the estimate (recall_estimated). Topics with R = 0 are left out; a topic without results counts 0."""
     estimates = recall_estimates(collection, qrels_policy=qrels_policy, assessor=assessor).set_index("qid")
-    scores = services.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
-    snap = services.snapshot(collection)
+    scores = scoring.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
+    snap = snapshot.snapshot(collection)
     topics = estimates.index
     known = estimates["known_relevant"].to_numpy(dtype=float)
     estimated = estimates["estimate"].to_numpy(dtype=float)
@@ -345,7 +346,7 @@ def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_p
 
 
 # ------------------------------------------------------------------------- assessors and rankings
-@services.reads
+@cache.reads
 def assessor_ranking_agreement(collection: Collection, *, measure: str = "map") -> pd.DataFrame:
     """For every pair of assessors who judged some topics in common: Kendall's tau-b and tau_ap
     (:func:`judging.agreement.ranking_correlation`, the first assessor as reference) between the run
@@ -354,11 +355,11 @@ def assessor_ranking_agreement(collection: Collection, *, measure: str = "map") 
 
     Columns: assessor_a, assessor_b, topics, runs, tau, tau_ap. Adjudications are not an assessor here.
     """
-    names = services.measure_names([measure])
+    names = scoring.measure_names([measure])
     if len(names) != 1:
         raise EvaluationError(f"choose one measure value: {measure!r} gives {len(names)}")
-    snap = services.snapshot(collection)
-    return services.cached((snap.version, "assessor-rankings", names[0]),
+    snap = snapshot.snapshot(collection)
+    return cache.cached((snap.version, "assessor-rankings", names[0]),
                            lambda: _assessor_rankings(collection, snap, measure, names[0]))
 
 
@@ -368,13 +369,13 @@ def _assessor_rankings(collection, snap: Snapshot, measure: str, name: str) -> p
     assessors = sorted(judgments["assessor"].unique()) if len(judgments) else []
     if len(assessors) < 2 or len(snap.tags) < 2:
         return pd.DataFrame(columns=columns)
-    request = services.batches([measure])[0]
-    runs = services.frames(collection)
+    request = scoring.batches([measure])[0]
+    runs = scoring.frames(collection)
     per_assessor, topics = {}, {}
     for who in assessors:
         mine = judgments[judgments["assessor"] == who].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]]
         topics[who] = set(mine["qid"].astype(str))
-        per_assessor[who] = services.evaluate_frames(mine, runs, request, snap.relevant_from)
+        per_assessor[who] = scoring.evaluate_frames(mine, runs, request, snap.relevant_from)
     rows = []
     for i, a in enumerate(assessors):
         for b in assessors[i + 1:]:

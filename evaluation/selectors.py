@@ -1,7 +1,7 @@
 """Reads of evaluation: leaderboards with pool-bias flags, per-run and per-topic reports, significance,
 precision-recall curves, leave-one-out, recall estimates and assessor agreement on rankings.
 
-Scores follow trec_eval 9.0.8 (see :mod:`evaluation.services`); measure names are trec_eval's printed
+Scores follow trec_eval 9.0.8 (see :mod:`evaluation.scoring`); measure names are trec_eval's printed
 names (``ndcg_cut_10``). Everything is computed once per version of the collection (its judgments, runs
 and pools) and kept in process, so a page that asks again gets the same objects back at once.
 
@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from evaluation import services
+from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
 from evaluation.engine.significance import TESTS, compare_to_best, holm, pairwise_tests
+from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.reusability import (
     LeaveOneOut,
     assessor_ranking_agreement,
@@ -40,7 +41,7 @@ from evaluation.reusability import (
     recall_estimates,
     run_recall,
 )
-from evaluation.services import EvaluationError, Scores
+from evaluation.scoring import EvaluationError, Scores
 from pooling import strategies as S
 from workbench.models import Collection
 
@@ -50,9 +51,6 @@ __all__ = [
     "run_report", "significance_matrix", "topic_report",
 ]
 
-DEFAULT_MEASURES = ["map", "ndcg_cut.10", "P.10", "bpref", "recall.1000"]
-#: measures robust to unjudged documents, shown beside the chosen ones (infAP too where the pool was sampled)
-ROBUST_MEASURES = ["bpref", "map_condensed", "ndcg_cut_condensed.10"]
 CI_METHOD = "t"
 NOT_CONTRIBUTED = "did not contribute to the pool"
 
@@ -95,7 +93,7 @@ class Leaderboard:
 
 # ------------------------------------------------------------------------------------ leaderboard
 def _policy_key(qrels_policy: str | None, assessor: str | None) -> str:
-    return services.normalise_policy(qrels_policy) if assessor is None else f"assessor:{assessor}"
+    return scoring.normalise_policy(qrels_policy) if assessor is None else f"assessor:{assessor}"
 
 
 def _natural(qids) -> list[str]:
@@ -162,7 +160,7 @@ def _adjust(p_values: np.ndarray, correction: str) -> np.ndarray:
     raise EvaluationError(f"unknown correction {correction!r}; choose holm, bonferroni or none")
 
 
-@services.reads
+@cache.reads
 def leaderboard(collection: Collection, *, measures: Sequence[str] | None = None, tags: Sequence[str] | None = None,
                 qrels_policy: str = "adjudicated", assessor: str | None = None, judged_threshold: float = 0.8,
                 test: str = "t", correction: str = "holm", alpha: float = 0.05) -> Leaderboard:
@@ -170,22 +168,22 @@ def leaderboard(collection: Collection, *, measures: Sequence[str] | None = None
     flagged when it did not contribute to the pool or when judged@10 < ``judged_threshold``, with CIs,
     significance letters on the first measure and the robust measures beside. Cached per version."""
     requests = list(measures) if measures else list(DEFAULT_MEASURES)
-    names = services.measure_names(requests)
-    snap = services.snapshot(collection)
+    names = scoring.measure_names(requests)
+    snap = snapshot.snapshot(collection)
     policy = _policy_key(qrels_policy, assessor)
     key = (snap.version, "leaderboard", tuple(requests), None if tags is None else tuple(tags), policy,
            float(judged_threshold), test, correction, alpha)
-    return services.cached(key, lambda: _leaderboard(collection, snap, requests, names, tags, qrels_policy,
+    return cache.cached(key, lambda: _leaderboard(collection, snap, requests, names, tags, qrels_policy,
                                                      assessor, judged_threshold, test, correction, alpha))
 
 
 def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor, threshold, test, correction,
                  alpha) -> Leaderboard:
-    policy = services.normalise_policy(qrels_policy)
-    scores = services.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
+    policy = scoring.normalise_policy(qrels_policy)
+    scores = scoring.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
                                tags=tags)
-    robust_names = services.measure_names(ROBUST_MEASURES)
-    infap = services.infap_scores(collection, policy=policy, assessor=assessor)
+    robust_names = scoring.measure_names(ROBUST_MEASURES)
+    infap = scoring.infap_scores(collection, policy=policy, assessor=assessor)
     if infap is not None:
         robust_names.append("infAP")
     pool = snap.main_pool
@@ -198,7 +196,7 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     else:
         letters, vs_best = {t: "" for t in scores}, {t: (False, None) for t in scores}
         letters_method = f"none ({first} has no per-topic values)"
-    n_qrels = len(services.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
+    n_qrels = len(scoring.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
     rows = []
     for tag, s in scores.items():
         contributed = snap.contributed[tag]
@@ -258,13 +256,13 @@ def _with_rank(run: RunScore, rank: int) -> RunScore:
 
 # ----------------------------------------------------------------------------------------- reports
 def _one_name(measure: str) -> str:
-    names = services.measure_names([measure])
+    names = scoring.measure_names([measure])
     if len(names) != 1:
         raise EvaluationError(f"choose one measure value: {measure!r} gives {len(names)} ({', '.join(names)})")
     return names[0]
 
 
-@services.reads
+@cache.reads
 def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = "adjudicated",
                assessor: str | None = None) -> pd.DataFrame:
     """The TREC participant report: per topic, the run's score against the best, median and worst of all runs.
@@ -273,7 +271,7 @@ def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_
     that returned results for the topic; a topic the run has no results for scores 0 (has_results False).
     """
     name = _one_name(measure)
-    scores = services.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor)
+    scores = scoring.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor)
     if tag not in scores:
         raise EvaluationError(f"no run {tag!r} in collection {collection.slug!r}")
     topics = _topics(scores)
@@ -300,7 +298,7 @@ def _topic_lines(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
     return frame[column == qid]
 
 
-@services.reads
+@cache.reads
 def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | None = None,
                  qrels_policy: str = "adjudicated", assessor: str | None = None,
                  depths: Sequence[int] = (1, 5, 10, 20, 50, 100)) -> dict:
@@ -315,15 +313,15 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     if topic is None:
         raise EvaluationError(f"no topic {qid!r} in collection {collection.slug!r}")
     requests = list(measures) if measures else list(DEFAULT_MEASURES)
-    names = services.measure_names(requests)
-    snap = services.snapshot(collection)
-    qrels = services.qrels_frame(collection, policy=qrels_policy, assessor=assessor)
+    names = scoring.measure_names(requests)
+    snap = snapshot.snapshot(collection)
+    qrels = scoring.qrels_frame(collection, policy=qrels_policy, assessor=assessor)
     mine = qrels[qrels["qid"].astype(str) == qid]
-    scores = services.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
+    scores = scoring.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
     pool = snap.main_pool
     pool_size = 0 if pool is None else pool.pool.entries.filter(topic=topic).count()
     contributing = [t for t, c in snap.contributed.items() if c]
-    topic_runs = {t: _topic_lines(f, qid) for t, f in services.frames(collection, contributing).items()}
+    topic_runs = {t: _topic_lines(f, qid) for t, f in scoring.frames(collection, contributing).items()}
     provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
         columns=["qid", "docno", "tag", "rank"])
     by_depth = S.relevant_by_depth(provenance, mine, depths, relevant_from=snap.relevant_from) \
@@ -347,7 +345,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
             "recall": estimate.iloc[0].to_dict() if len(estimate) else None}
 
 
-@services.reads
+@cache.reads
 def significance_matrix(collection: Collection, *, measure: str = "map", test: str = "t", correction: str = "holm",
                         tags: Sequence[str] | None = None, qrels_policy: str = "adjudicated",
                         assessor: str | None = None, alpha: float = 0.05) -> pd.DataFrame:
@@ -355,12 +353,12 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
     statistic, p_value, p_adjusted, significant, effect_size (Cohen's d_z), ci_low, ci_high (95% interval
     of the mean difference: Student's t for ``test="t"``, else the engine's BCa bootstrap)."""
     name = _one_name(measure)
-    snap = services.snapshot(collection)
+    snap = snapshot.snapshot(collection)
     key = (snap.version, "significance", name, test, correction, None if tags is None else tuple(tags),
            _policy_key(qrels_policy, assessor), alpha)
 
     def compute() -> pd.DataFrame:
-        scores = services.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
+        scores = scoring.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
         matrix = _matrix(scores, name, _topics(scores))
         order = np.argsort(-matrix.mean(axis=0).to_numpy(), kind="stable")
         matrix = matrix.iloc[:, order]
@@ -383,15 +381,15 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
         return out[["run_a", "run_b", "mean_a", "mean_b", "mean_diff", "statistic", "p_value", "p_adjusted",
                     "significant", "effect_size", "ci_low", "ci_high"]]
 
-    return services.cached(key, compute)
+    return cache.cached(key, compute)
 
 
-@services.reads
+@cache.reads
 def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = "adjudicated",
               assessor: str | None = None) -> pd.DataFrame:
     """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall``, averaged over
     topics) of each run: columns tag, recall, precision."""
-    scores = services.evaluate(collection, ["iprec_at_recall"], policy=qrels_policy, assessor=assessor,
+    scores = scoring.evaluate(collection, ["iprec_at_recall"], policy=qrels_policy, assessor=assessor,
                                tags=list(tags))
     levels = [round(0.1 * i, 1) for i in range(11)]
     rows = [{"tag": tag, "recall": level, "precision": float(s.aggregate[f"iprec_at_recall_{level:3.2f}"])}

@@ -12,7 +12,7 @@ from django_tables2.export import TableExport
 from evaluation import plots, release, selectors
 from evaluation.access import results_view
 from evaluation.engine.significance import CORRECTIONS, TESTS
-from evaluation.services import EvaluationError
+from evaluation.scoring import EvaluationError
 from evaluation.tables import (
     RunTable,
     TopicTable,

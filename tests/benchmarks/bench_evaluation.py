@@ -105,7 +105,7 @@ def main() -> int:
         seconds, (paths, topics_path, qrels_path) = timed(lambda: generate(tmp, args.runs, args.topics, args.depth))
         rows.append((f"generate {args.runs} run files", seconds))
         setup_django(args.keep or tmp / "var", args.postgres)
-        from evaluation import selectors, services
+        from evaluation import cache, measures, scoring, selectors
         from judging.services import qrels_import
         from pooling.services import pool_build
         from pooling.strategies import ranked_entries
@@ -135,7 +135,7 @@ def main() -> int:
         rows.append((f"import {summary.created:,} judgments", seconds))
 
         def cold():
-            services.clear_caches()
+            cache.clear_caches()
             runstore.frame_cache.clear()
             return selectors.leaderboard(collection)
 
@@ -144,17 +144,17 @@ def main() -> int:
                      seconds))
         seconds, _ = timed(lambda: selectors.leaderboard(collection), repeat=5)
         rows.append(("**leaderboard() warm** (target < 500 ms)", seconds))
-        services.clear_caches()
+        cache.clear_caches()
         runstore.frame_cache.clear()
         seconds, _ = timed(lambda: run_frames(collection))
         rows.append(("  of which: read and decode the 150 run blobs", seconds))
-        seconds, _ = timed(lambda: services.qrels_frame(collection))
+        seconds, _ = timed(lambda: scoring.qrels_frame(collection))
         rows.append(("  of which: read the qrels (current judgments)", seconds))
-        seconds, _ = timed(lambda: services.evaluate(collection))
-        rows.append((f"  of which: engine, {len(services.BASE_MEASURES)} base measure requests", seconds))
+        seconds, _ = timed(lambda: scoring.evaluate(collection))
+        rows.append((f"  of which: engine, {len(measures.BASE_MEASURES)} base measure requests", seconds))
 
         def scores_only():
-            services.clear_caches()
+            cache.clear_caches()
             return selectors.leaderboard(collection)
 
         seconds, _ = timed(scores_only)
@@ -183,7 +183,7 @@ def main() -> int:
                               ("same, without leave-one-out", others[:6])):
             passes = []
             for _ in range(max(args.repeat, 1)):
-                services.clear_caches()
+                cache.clear_caches()
                 runstore.frame_cache.clear()
                 start = time.perf_counter()
                 selectors.leaderboard(collection)

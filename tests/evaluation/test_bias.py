@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation import selectors
-from evaluation.services import EvaluationError
+from evaluation.scoring import EvaluationError
 from tests.evaluation.tracks import build_track, run, write_qrels
 
 
@@ -100,20 +100,20 @@ def test_rankings_under_two_assessors_are_correlated_on_their_shared_topics(trac
 def test_leave_one_out_equals_evaluating_against_qrels_without_the_unique_documents(track, measure):
     """The fast path (one ranking, judgments dropped) against the slow one: each run evaluated from its
     file against qrels with its unique judged documents deleted."""
-    from evaluation import services
+    from evaluation import scoring
     from evaluation.reusability import contribution_provenance, unique_judged
 
     loo = selectors.leave_one_out(track, measure=measure).table.set_index("run")
-    qrels = services.qrels_frame(track)
+    qrels = scoring.qrels_frame(track)
     provenance, _ = contribution_provenance(track)
     uniques = unique_judged(provenance, qrels, {t: t for t in provenance["tag"].unique()})
-    name = services.measure_names([measure])[0]
+    name = scoring.measure_names([measure])[0]
     for tag in loo.index:
         gone = set(zip(uniques.loc[uniques["unit"] == tag, "qid"], uniques.loc[uniques["unit"] == tag, "docno"],
                        strict=True))
         kept = qrels[[(q, d) not in gone for q, d in zip(qrels["qid"], qrels["docno"], strict=True)]]
-        slow = services.evaluate_frames(kept, {tag: services.frames(track, [tag])[tag]}, [measure],
+        slow = scoring.evaluate_frames(kept, {tag: scoring.frames(track, [tag])[tag]}, [measure],
                                         track.relevant_from)[tag]
-        full_topics = services.evaluate(track, [measure])[tag].per_topic.index
+        full_topics = scoring.evaluate(track, [measure])[tag].per_topic.index
         expected = slow.per_topic[name].reindex(full_topics).fillna(0.0).mean()
         assert loo.loc[tag, "score_loo"] == pytest.approx(expected, abs=1e-12), tag

@@ -22,7 +22,7 @@ import pytest
 from django.core.management.base import CommandError
 
 from evaluation import selectors
-from evaluation.services import EvaluationError
+from evaluation.scoring import EvaluationError
 from judging.models import Judgment
 from tests import factories
 from tests.evaluation.tracks import MAP, QRELS, RANKINGS, build_track, run, write_qrels  # noqa: E402, F401

@@ -114,7 +114,7 @@ def test_the_page_estimates_equal_the_curves_computed_from_the_ranked_entries(db
     """The selector finds best ranks and grades on integer codes; the engine's frame-based
     ``depth_curves`` over ``ranked_entries`` is the reference (several topics, documents shared between
     runs at different ranks, a topic with judgments and no run, unjudged documents below the pool)."""
-    from evaluation import services
+    from evaluation import scoring
     from evaluation.engine.recall import depth_curves
     from evaluation.reusability import RECALL_COLUMNS, _run_depths
     from pooling import strategies as S
@@ -133,8 +133,8 @@ def test_the_page_estimates_equal_the_curves_computed_from_the_ranked_entries(db
     run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", judged))
     page = selectors.recall_estimates(collection)
     tags = ["r0", "r1", "r2"]
-    qrels = services.qrels_frame(collection)
-    expected = depth_curves(S.ranked_entries(services.frames(collection, tags), 100), qrels,
+    qrels = scoring.qrels_frame(collection)
+    expected = depth_curves(S.ranked_entries(scoring.frames(collection, tags), 100), qrels,
                             run_depth=_run_depths(collection, tags))[RECALL_COLUMNS]
     expected = expected.set_index("qid").loc[S.sorted_topics(expected["qid"])].reset_index()
     assert list(page["qid"]) == ["301", "302", "303"]

@@ -13,8 +13,8 @@ import json
 import math
 
 from evaluation.engine.cli import format_value
+from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.selectors import DEFAULT_MEASURES, leaderboard
-from evaluation.services import EvaluationError, parse_requests
 from judging.models import Judgment
 from judging.policies import QRELS_POLICIES
 from workbench.management.base import Error, WorkbenchCommand

@@ -1,226 +1,38 @@
-"""The evaluation's compute layer: what a collection holds now, evaluated with the engine, and cached.
-
-Evaluation stores nothing (no database writes): this module reads the collection's state once per
-*version*, hands it to the Django-free engine and keeps the results in process. The selectors
-(:mod:`evaluation.selectors`) build leaderboards and reports from them.
+"""Scores of a collection's runs: its qrels under a policy, measure requests batched into engine passes,
+every run ranked once per version and scored by the Django-free engine; cached per version.
 
 Rules (trec_eval's, as NIST evaluates a track): unjudged documents count as non-relevant, at most the
 first ``MAX_DEPTH = 1000`` documents of a topic count (``-M 1000``), a grade >= the collection's
 ``relevant_from`` is relevant (``-l``), a topic is averaged when it is in both the run and the qrels.
-
-Version: judgments are an append-only log, so (count, last id) of a collection's judgments changes
-whenever its qrels can; with the runs' (id, checksum, team, contributes), the pools' (id, updated_at)
-and the pool entries' (count, last id) it identifies everything a score depends on. Reading it costs
-four small queries; everything else is computed once per version (LRU, thread-safe).
+The measures every evaluation computes come from :mod:`evaluation.measures`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import functools
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
-from django.db.models import Count, Max
 
+from evaluation import measures as registry
+from evaluation.cache import cached, rankings, version
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
 from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
-from judging.models import Judgment
+from evaluation.snapshot import Snapshot, snapshot
 from judging.policies import QRELS_POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
-from pooling.models import Pool, PoolEntry
-from pooling.selectors import pool_entry_table, pool_provenance
-from workbench.models import Collection, Run
+from workbench.models import Collection
 from workbench.selectors import run_frames
 
 MAX_DEPTH = 1000
-#: measures every evaluation computes, so that leaderboards, reports and plots share one engine pass
-BASE_MEASURES = ("map", "ndcg_cut.5,10,20", "P.5,10,20", "bpref", "recall.100,1000", "Rprec", "recip_rank",
-                 "iprec_at_recall", "num_rel", "num_rel_ret", "judged.10", "map_condensed",
-                 "ndcg_cut_condensed.10")
 
 
 class EvaluationError(ValueError):
     """A request that cannot be evaluated; the message is one line for the user."""
 
 
-# --------------------------------------------------------------------------------------------- cache
-class _LRU:
-    def __init__(self, size: int = 64) -> None:
-        self._data: OrderedDict[Hashable, object] = OrderedDict()
-        self._lock = threading.Lock()
-        self.size = size
-
-    def get_or_compute(self, key: Hashable, compute: Callable[[], object]):
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
-        value = compute()
-        with self._lock:
-            self._data[key] = value
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-        return value
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-cache = _LRU()
-
-
-def clear_caches() -> None:
-    """Forget every computed result (benchmarks measuring cold reads; tests)."""
-    cache.clear()
-    _rankings.clear()
-
-
-def cached(key: Hashable, compute: Callable[[], object]):
-    """Compute once per key (keys start with the collection's version)."""
-    return cache.get_or_compute(key, compute)
-
-
-_pinned: contextvars.ContextVar[dict | None] = contextvars.ContextVar("pinned_versions", default=None)
-
-
-@contextlib.contextmanager
-def one_version():
-    """Within the block, each collection's version is read once: every read of a page (or of one
-    selector, which calls several cached steps) sees one state of the collection, and the four queries
-    of :func:`version` are paid once rather than per step. For reads only: a write inside the block
-    would not be seen. Nested blocks share the outermost's versions."""
-    if _pinned.get() is not None:
-        yield
-        return
-    token = _pinned.set({})
-    try:
-        yield
-    finally:
-        _pinned.reset(token)
-
-
-def reads(function):
-    """Decorator for read-only selectors: the whole call sees one version (:func:`one_version`)."""
-
-    @functools.wraps(function)
-    def wrapped(*args, **kwargs):
-        with one_version():
-            return function(*args, **kwargs)
-
-    return wrapped
-
-
-def version(collection: Collection) -> tuple:
-    pinned = _pinned.get()
-    if pinned is not None and collection.pk in pinned:
-        return pinned[collection.pk]
-    key = _read_version(collection)
-    if pinned is not None:
-        pinned[collection.pk] = key
-    return key
-
-
-def _read_version(collection: Collection) -> tuple:
-    judgments = Judgment.objects.filter(collection=collection).aggregate(n=Count("id"), last=Max("id"))
-    runs = tuple(Run.objects.filter(collection=collection).order_by("tag")
-                 .values_list("id", "tag", "sha256", "team", "contributes"))
-    pools = tuple(Pool.objects.filter(collection=collection).order_by("id").values_list("id", "updated_at"))
-    entries = PoolEntry.objects.filter(pool__collection=collection).aggregate(n=Count("id"), last=Max("id"))
-    return (collection.pk, collection.relevant_from, judgments["n"], judgments["last"], runs, pools,
-            entries["n"], entries["last"])
-
-
-# -------------------------------------------------------------------------------------- the snapshot
-@dataclass(frozen=True)
-class PoolInfo:
-    """A stored pool; ``depth`` is k for a depth-k pool with one k for every topic, else None. Its
-    ``entries`` (qid, docno, inclusion_probability, stratum, ...) and ``provenance`` (qid, docno, tag, rank)
-    are read on first use only (a leaderboard does not need them)."""
-
-    pool: Pool
-    name: str
-    strategy: str
-    params: dict
-    depth: int | None
-
-    @functools.cached_property
-    def entries(self) -> pd.DataFrame:
-        return pool_entry_table(self.pool)
-
-    @functools.cached_property
-    def provenance(self) -> pd.DataFrame:
-        return pool_provenance(self.pool)
-
-    def contributors(self) -> set[str]:
-        """The runs the pool was built from (every build and extension); with a per-team limit, the runs
-        its provenance names."""
-        records = [self.params, *self.params.get("history", [])]
-        if any(r.get("runs_per_team") for r in records):
-            return set(self.provenance["tag"].unique()) if len(self.provenance) else set()
-        return {str(t) for r in records for t in (r.get("runs") or [])}
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A collection as the evaluation sees it at one version."""
-
-    version: tuple
-    slug: str
-    relevant_from: int
-    teams: dict[str, str]            # tag -> team ("" when none given), every run, in tag order
-    declared: dict[str, bool]        # tag -> Run.contributes
-    contributed: dict[str, bool]     # tag -> some pool was built from it (declared when no pool says)
-    pools: tuple[PoolInfo, ...]
-    main_pool: PoolInfo | None       # "main", else the latest
-
-    @property
-    def tags(self) -> list[str]:
-        return list(self.teams)
-
-    @property
-    def sampled_pool(self) -> PoolInfo | None:
-        if self.main_pool is not None and self.main_pool.strategy == "sampled":
-            return self.main_pool
-        return next((p for p in self.pools if p.strategy == "sampled"), None)
-
-    def team_of(self, tag: str) -> str:
-        return self.teams.get(tag) or tag
-
-
-def _pool_info(pool: Pool) -> PoolInfo:
-    depth = pool.params.get("depth") if pool.strategy == "depth" else None
-    return PoolInfo(pool, pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None)
-
-
-def snapshot(collection: Collection) -> Snapshot:
-    key = version(collection)
-    return cached((key, "snapshot"), lambda: _load_snapshot(collection, key))
-
-
-def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
-    runs = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "team", "contributes"))
-    pools = tuple(_pool_info(p) for p in Pool.objects.filter(collection=collection).order_by("-updated_at", "-id"))
-    main = next((p for p in pools if p.name == "main"), pools[0] if pools else None)
-    in_pool: set[str] = set()
-    for p in pools:
-        in_pool |= p.contributors()
-    declared = {tag: bool(c) for tag, _, c in runs}
-    contributed = {tag: (tag in in_pool) if in_pool else declared[tag] for tag, _, _ in runs}
-    return Snapshot(version=key, slug=collection.slug, relevant_from=collection.relevant_from,
-                    teams={tag: team for tag, team, _ in runs}, declared=declared, contributed=contributed,
-                    pools=pools, main_pool=main)
-
-
-# ----------------------------------------------------------------------------------------- qrels
 def normalise_policy(policy: str) -> str:
     policy = "adjudicated" if policy in (None, "current") else policy
     if policy not in QRELS_POLICIES:
@@ -312,10 +124,6 @@ def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[st
     return run_frames(collection, tags=tags)
 
 
-#: rankings of every run against the current qrels: big (an entry per judged line), so only the latest few
-_rankings = _LRU(size=2)
-
-
 def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
            ) -> tuple[Ranked, list[str]]:
     """Every run ranked against the qrels (the engine's first step, independent of the measures) and
@@ -330,7 +138,7 @@ def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str
         qrels = prepared_qrels(collection, policy=policy, assessor=assessor)
         return rank_runs(qrels, [runs[t] for t in tags], max_depth=MAX_DEPTH), tags
 
-    return _rankings.get_or_compute(key, compute)
+    return rankings.get_or_compute(key, compute)
 
 
 def score_ranked(qrels: Qrels, ranking: Ranked, tags: dict[int, str], requests: Sequence[str],
@@ -372,7 +180,7 @@ def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, S
 
 
 def base_requests(snap: Snapshot) -> tuple[str, ...]:
-    requests = list(BASE_MEASURES)
+    requests = list(registry.BASE_MEASURES)
     depth = snap.main_pool.depth if snap.main_pool is not None else None
     if depth and depth != 10:
         requests.append(f"judged.{depth}")

@@ -1,0 +1,94 @@
+"""A collection as evaluation sees it at one version: its runs (team, declared and actual contribution)
+and its pools (strategy, depth, entries and provenance on first use)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evaluation.cache import cached, version
+from pooling.models import Pool
+from pooling.selectors import pool_entry_table, pool_provenance
+from workbench.models import Collection, Run
+
+
+@dataclass(frozen=True)
+class PoolInfo:
+    """A stored pool; ``depth`` is k for a depth-k pool with one k for every topic, else None. Its
+    ``entries`` (qid, docno, inclusion_probability, stratum, ...) and ``provenance`` (qid, docno, tag, rank)
+    are read on first use only (a leaderboard does not need them)."""
+
+    pool: Pool
+    name: str
+    strategy: str
+    params: dict
+    depth: int | None
+
+    @functools.cached_property
+    def entries(self) -> pd.DataFrame:
+        return pool_entry_table(self.pool)
+
+    @functools.cached_property
+    def provenance(self) -> pd.DataFrame:
+        return pool_provenance(self.pool)
+
+    def contributors(self) -> set[str]:
+        """The runs the pool was built from (every build and extension); with a per-team limit, the runs
+        its provenance names."""
+        records = [self.params, *self.params.get("history", [])]
+        if any(r.get("runs_per_team") for r in records):
+            return set(self.provenance["tag"].unique()) if len(self.provenance) else set()
+        return {str(t) for r in records for t in (r.get("runs") or [])}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A collection as the evaluation sees it at one version."""
+
+    version: tuple
+    slug: str
+    relevant_from: int
+    teams: dict[str, str]            # tag -> team ("" when none given), every run, in tag order
+    declared: dict[str, bool]        # tag -> Run.contributes
+    contributed: dict[str, bool]     # tag -> some pool was built from it (declared when no pool says)
+    pools: tuple[PoolInfo, ...]
+    main_pool: PoolInfo | None       # "main", else the latest
+
+    @property
+    def tags(self) -> list[str]:
+        return list(self.teams)
+
+    @property
+    def sampled_pool(self) -> PoolInfo | None:
+        if self.main_pool is not None and self.main_pool.strategy == "sampled":
+            return self.main_pool
+        return next((p for p in self.pools if p.strategy == "sampled"), None)
+
+    def team_of(self, tag: str) -> str:
+        return self.teams.get(tag) or tag
+
+
+def _pool_info(pool: Pool) -> PoolInfo:
+    depth = pool.params.get("depth") if pool.strategy == "depth" else None
+    return PoolInfo(pool, pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None)
+
+
+def snapshot(collection: Collection) -> Snapshot:
+    key = version(collection)
+    return cached((key, "snapshot"), lambda: _load_snapshot(collection, key))
+
+
+def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
+    runs = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "team", "contributes"))
+    pools = tuple(_pool_info(p) for p in Pool.objects.filter(collection=collection).order_by("-updated_at", "-id"))
+    main = next((p for p in pools if p.name == "main"), pools[0] if pools else None)
+    in_pool: set[str] = set()
+    for p in pools:
+        in_pool |= p.contributors()
+    declared = {tag: bool(c) for tag, _, c in runs}
+    contributed = {tag: (tag in in_pool) if in_pool else declared[tag] for tag, _, _ in runs}
+    return Snapshot(version=key, slug=collection.slug, relevant_from=collection.relevant_from,
+                    teams={tag: team for tag, team, _ in runs}, declared=declared, contributed=contributed,
+                    pools=pools, main_pool=main)
