@@ -1,5 +1,5 @@
-"""Reads on pool bias and recall: leave-one-out, estimates of R, per-run recall, and how much the run
-ranking depends on who judged. Re-exported by :mod:`evaluation.selectors`; cached per collection version.
+"""Is the collection reusable: leave-one-out (how a run would score had it not been pooled), and how much
+the run ranking depends on who judged. Re-exported by :mod:`evaluation.selectors`; cached per collection version.
 
 Leave-one-out (J. Zobel, "How reliable are the results of large-scale information retrieval
 experiments?", SIGIR 1998; C. Buckley, D. Dimmick, I. Soboroff and E. Voorhees, "Bias and the limits of
@@ -21,16 +21,14 @@ import pandas as pd
 from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import competition_ranks
 from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_codes
-from evaluation.engine.recall import curves_from_best, sampled_estimate
-from evaluation.scoring import MAX_DEPTH, EvaluationError
+from evaluation.scoring import EvaluationError
 from evaluation.snapshot import Snapshot
 from judging.agreement import ranking_correlation
 from judging.qrels import assessor_judgments
 from pooling import strategies as S
-from pooling.strategies.ranking import top_rows
 from workbench.models import Collection
 
-__all__ = ["LeaveOneOut", "assessor_ranking_agreement", "leave_one_out", "recall_estimates", "run_recall"]
+__all__ = ["LeaveOneOut", "assessor_ranking_agreement", "leave_one_out", "ranking_agreement_rows"]
 
 LOO_COLUMNS = ["unit", "run", "team", "contributed", "unique_judged", "unique_relevant", "score", "score_loo",
                "change", "change_pct", "rank", "rank_loo", "rank_change"]
@@ -98,53 +96,83 @@ def _mean_over(per_topic: pd.DataFrame, topics: pd.Index, name: str) -> float:
     return float(values.mean())
 
 
+@dataclass(frozen=True)
+class _Rescoring:
+    """What re-scoring a unit's runs without its unique judgments needs: the qrels prepared once, every run
+    ranked once against them, each run's contiguous segments of that ranking, and the full scores."""
+
+    prepared: Qrels
+    ranking: object
+    run_index: dict[str, int]
+    run_bounds: np.ndarray
+    request: tuple[str, ...]
+    relevant_from: int
+    full: dict
+    name: str
+
+    def changes(self, runs: list[str], mine: np.ndarray) -> dict[str, float]:
+        """Per run, how much the sum of its per-topic values changes without the judgments ``mine``
+        (positions in the prepared qrels): only the topics where they are need re-scoring."""
+        if not mine.size:
+            return {}
+        drop = np.zeros(len(self.prepared.keys), dtype=bool)
+        drop[mine] = True
+        topics = np.unique(self.prepared.keys[mine] // self.prepared.n_docs)
+        # the unit's runs on the topics that change, ranked once for every page: only the judgments move
+        segments = np.concatenate([
+            lo + np.flatnonzero(np.isin(self.ranking.seg_topic[lo:hi], topics))
+            for lo, hi in (self.run_bounds[[self.run_index[t], self.run_index[t] + 1]] for t in runs)])
+        if not segments.size:
+            return {}
+        loo = scoring.score_ranked(self.prepared.without(drop), self.ranking.select(segments).without(drop),
+                                   {self.run_index[t]: t for t in runs}, self.request, self.relevant_from)
+        return {tag: float(np.sum(loo[tag].values[self.name]))
+                - float(np.sum(self.full[tag].column(self.name, loo[tag].qids, 0.0)))
+                for tag in runs if self.name in loo[tag].values and loo[tag].qids}
+
+
+def _rescoring(collection: Collection, snap: Snapshot, measure: str, name: str, policy: str,
+               assessor: str | None) -> _Rescoring:
+    ranking, order = scoring.ranked(collection, policy=policy, assessor=assessor)
+    return _Rescoring(
+        prepared=scoring.prepared_qrels(collection, policy=policy, assessor=assessor), ranking=ranking,
+        run_index={t: i for i, t in enumerate(order)},
+        # each run's segments are contiguous (segments are numbered run by run), and so are their entries
+        run_bounds=np.searchsorted(ranking.seg_run, np.arange(len(order) + 1)),
+        request=scoring.batches([measure])[0], relevant_from=snap.relevant_from,
+        full=scoring.evaluate(collection, [measure], policy=policy, assessor=assessor), name=name)
+
+
+def _owned(owner: np.ndarray, n_units: int) -> list[np.ndarray]:
+    """Per unit, the positions of the judgments only it contributed."""
+    unique_judgments = np.flatnonzero(owner >= 0)
+    owned = owner[unique_judgments]
+    by_owner = np.argsort(owned, kind="stable")
+    bounds = np.searchsorted(owned[by_owner], np.arange(n_units + 1))
+    return [unique_judgments[by_owner[bounds[u]:bounds[u + 1]]] for u in range(n_units)]
+
+
 def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, by: str, policy: str,
               assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
     """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
     topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
     unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit). A run's score is
     the mean of its per-topic values (its topics), so only the changed topics' values are replaced."""
-    full = scoring.evaluate(collection, [measure], policy=policy, assessor=assessor)
-    prepared = scoring.prepared_qrels(collection, policy=policy, assessor=assessor)
+    rescoring = _rescoring(collection, snap, measure, name, policy, assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
     units = sorted(set(unit_of.values()))
     unit_code = {u: i for i, u in enumerate(units)}
     tag_code, tag_names = pd.factorize(provenance["tag"])
-    owner = unique_owner(provenance, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
-    relevant = prepared.grades >= snap.relevant_from
-    request = scoring.batches([measure])[0]
-    ranking, order = scoring.ranked(collection, policy=policy, assessor=assessor)
-    run_index = {t: i for i, t in enumerate(order)}
-    # each run's segments are contiguous (segments are numbered run by run), and so are their entries
-    run_bounds = np.searchsorted(ranking.seg_run, np.arange(len(order) + 1))
-    unique_judgments = np.flatnonzero(owner >= 0)
-    owned = owner[unique_judgments]
-    by_owner = np.argsort(owned, kind="stable")
-    owner_bounds = np.searchsorted(owned[by_owner], np.arange(len(units) + 1))
-    totals = {t: (float(np.sum(s.values[name])) if name in s.values else 0.0, len(s.qids)) for t, s in full.items()}
+    owner = unique_owner(provenance, rescoring.prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
+    relevant = rescoring.prepared.grades >= snap.relevant_from
+    totals = {t: (float(np.sum(s.values[name])) if name in s.values else 0.0, len(s.qids))
+              for t, s in rescoring.full.items()}
     scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}
     rows = []
-    for u, unit in enumerate(units):
+    for unit, mine in zip(units, _owned(owner, len(units)), strict=True):
         runs = [unit] if by == "run" else [t for t in snap.tags if snap.team_of(t) == unit]
-        mine = unique_judgments[by_owner[owner_bounds[u]:owner_bounds[u + 1]]]
-        changed: dict[str, float] = {}
-        if mine.size:
-            drop = np.zeros(len(prepared.keys), dtype=bool)
-            drop[mine] = True
-            topics = np.unique(prepared.keys[mine] // prepared.n_docs)
-            # the unit's runs on the topics that change, ranked once for every page: only the judgments move
-            segments = np.concatenate([
-                lo + np.flatnonzero(np.isin(ranking.seg_topic[lo:hi], topics))
-                for lo, hi in (run_bounds[[run_index[t], run_index[t] + 1]] for t in runs)])
-            if segments.size:
-                loo = scoring.score_ranked(prepared.without(drop), ranking.select(segments).without(drop),
-                                            {run_index[t]: t for t in runs}, request, snap.relevant_from)
-                for tag in runs:
-                    left_out, before = loo[tag], full[tag]
-                    if name in left_out.values and left_out.qids:
-                        changed[tag] = float(np.sum(left_out.values[name])) - float(
-                            np.sum(before.column(name, left_out.qids, 0.0)))
+        changed = rescoring.changes(runs, mine)
         for tag in runs:
             total, n = totals[tag]
             rows.append({"unit": unit, "run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag],
@@ -223,129 +251,6 @@ def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth)
 
 
 # ----------------------------------------------------------------------------------------- recall
-def _run_depths(collection: Collection, tags: list[str]) -> dict[str, int]:
-    """qid -> the deepest rank any of the runs returns for it (at most MAX_DEPTH)."""
-    deepest: dict[str, int] = {}
-    for frame in scoring.frames(collection, tags).values():
-        qid = frame["qid"]
-        if isinstance(qid.dtype, pd.CategoricalDtype):  # stored runs: count the codes
-            codes = qid.cat.codes.to_numpy()
-            counts = np.bincount(codes[codes >= 0], minlength=len(qid.cat.categories))
-            sizes = zip(qid.cat.categories.astype(str), counts, strict=True)
-        else:
-            sizes = qid.astype(str).value_counts(sort=False).items()
-        for q, n in sizes:
-            if n and n > deepest.get(q, 0):
-                deepest[q] = int(n)
-    return {q: min(n, MAX_DEPTH) for q, n in deepest.items()}
-
-
-def _best_ranks(runs: dict[str, pd.DataFrame], cap: int, qrels: Qrels
-                ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct documents the runs rank within ``cap`` (ranked as pools rank them), each with the best
-    rank any run gives it and its grade in ``qrels`` (NaN when unjudged), as (topics, topic codes, ranks,
-    grades): on integer codes (a string group-by over every run line costs ten times more)."""
-    if not runs:
-        return [], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    rows = top_rows(runs, cap)
-    encoded = rows.docno.dictionary_encode()
-    doc = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    pair = rows.topic.astype(np.int64) * max(len(encoded.dictionary), 1) + doc
-    order = np.argsort(pair)
-    sorted_pair = pair[order]
-    starts = np.flatnonzero(np.r_[True, sorted_pair[1:] != sorted_pair[:-1]]) if order.size else order
-    best = np.minimum.reduceat(rows.rank[order], starts) if order.size else order
-    first = order[starts]
-    topic, doc = rows.topic[first].astype(np.int64), doc[first]
-    position = qrels.topic_position()
-    qrels_topic = np.array([position.get(q, -1) for q in rows.topics], dtype=np.int64)
-    doc_code = codes_in(encoded.dictionary, qrels.vocabulary)
-    rel = np.full(first.size, np.nan)
-    found, judgment = qrels.lookup(qrels_topic[topic], doc_code[doc]) if first.size else (first, first)
-    rel[found] = qrels.grades[judgment]
-    return list(rows.topics), topic, best.astype(np.int64), rel
-
-
-RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_high", "complete_depth", "note"]
-
-
-@cache.reads
-def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
-                     confidence: float = 0.95, cap: int = 100) -> pd.DataFrame:
-    """Per qrels topic: known relevant documents and an estimate of how many there are, with its method and
-    a ``confidence`` interval (:mod:`evaluation.engine.recall`): Horvitz-Thompson where the collection
-    has a sampled pool, otherwise the accumulation curve over the contributing runs' depth (complete
-    depth looked for within the top ``cap``). Columns ``RECALL_COLUMNS``, topics in natural order."""
-    snap = snapshot.snapshot(collection)
-    policy = scoring.normalise_policy(qrels_policy)
-    key = (snap.version, "recall", policy, assessor, confidence, cap)
-    return cache.cached(key, lambda: _recall(collection, snap, policy, assessor, confidence, cap))
-
-
-def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd.DataFrame:
-    qrels = scoring.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
-    relevant = qrels[qrels["rel"] >= snap.relevant_from]
-    known = relevant.groupby("qid").size().reindex(qrels["qid"].unique(), fill_value=0)
-    pool = snap.sampled_pool
-    if pool is not None:
-        ht = sampled_estimate(pool.entries, qrels, pool.params.get("stratum_sizes", {}),
-                              relevant_from=snap.relevant_from, confidence=confidence).set_index("qid")
-        pooled = pd.MultiIndex.from_frame(pool.entries[["qid", "docno"]].astype(str))
-        outside = relevant[~pd.MultiIndex.from_frame(relevant[["qid", "docno"]]).isin(pooled)].groupby("qid").size()
-        rows = []
-        for qid, r in known.items():
-            extra = float(outside.get(qid, 0))
-            if qid in ht.index and bool(ht.at[qid, "complete"]):
-                est = ht.loc[qid]
-                rows.append({"qid": qid, "known_relevant": int(r), "estimate": max(float(r), est["estimate"] + extra),
-                             "method": f"horvitz-thompson (sampled pool {pool.name})",
-                             "ci_low": max(float(r), est["ci_low"] + extra), "ci_high": est["ci_high"] + extra,
-                             "complete_depth": np.nan,
-                             "note": f"{int(est['judged'])} judged sampled documents"
-                                     + (f", plus {int(extra)} relevant outside the pool" if extra else "")})
-            else:
-                why = "a stratum of the sample is not judged yet" if qid in ht.index else "topic not in the sample"
-                rows.append({"qid": qid, "known_relevant": int(r), "estimate": float(r), "method": f"known only ({why})",
-                             "ci_low": float(r), "ci_high": np.nan, "complete_depth": np.nan, "note": ""})
-        out = pd.DataFrame(rows, columns=RECALL_COLUMNS)
-    else:
-        tags = [t for t, c in snap.contributed.items() if c]
-        topics, topic, rank, rel = _best_ranks(scoring.frames(collection, tags), cap,
-                                               scoring.prepared_qrels(collection, policy=policy, assessor=assessor))
-        curves = curves_from_best(topics, topic, rank, rel, known, relevant_from=snap.relevant_from,
-                                  run_depth=_run_depths(collection, tags), confidence=confidence)
-        out = curves[RECALL_COLUMNS]
-    order = S.sorted_topics(out["qid"])
-    return out.set_index("qid").loc[order].reset_index()
-
-
-@cache.reads
-def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = "adjudicated",
-               assessor: str | None = None) -> pd.DataFrame:
-    """Per run: relevant documents retrieved (within 1000) and recall, the mean over topics of
-    ``num_rel_ret / R``, with R the known relevant count (recall_known, trec_eval's recall_1000) and with
-    R the estimate (recall_estimated). Topics with R = 0 are left out; a topic without results counts 0."""
-    estimates = recall_estimates(collection, qrels_policy=qrels_policy, assessor=assessor).set_index("qid")
-    scores = scoring.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
-    snap = snapshot.snapshot(collection)
-    topics = estimates.index
-    known = estimates["known_relevant"].to_numpy(dtype=float)
-    estimated = estimates["estimate"].to_numpy(dtype=float)
-    rows = []
-    for tag, s in scores.items():
-        found = s.column("num_rel_ret", list(topics), 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            recall_known = np.nanmean(np.where(known > 0, found / known, np.nan)) if (known > 0).any() else np.nan
-            recall_est = np.nanmean(np.where(estimated > 0, found / estimated, np.nan)) \
-                if (estimated > 0).any() else np.nan
-        rows.append({"run": tag, "team": snap.teams[tag], "contributed": snap.contributed[tag],
-                     "relevant_retrieved": int(found.sum()), "recall_known": float(recall_known),
-                     "recall_estimated": float(recall_est)})
-    return pd.DataFrame(rows, columns=["run", "team", "contributed", "relevant_retrieved", "recall_known",
-                                       "recall_estimated"])
-
-
-# ------------------------------------------------------------------------- assessors and rankings
 @cache.reads
 def assessor_ranking_agreement(collection: Collection, *, measure: str = "map") -> pd.DataFrame:
     """For every pair of assessors who judged some topics in common: Kendall's tau-b and tau_ap

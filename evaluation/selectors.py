@@ -34,13 +34,8 @@ from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
 from evaluation.engine.significance import TESTS, compare_to_best, holm, pairwise_tests
 from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
-from evaluation.reusability import (
-    LeaveOneOut,
-    assessor_ranking_agreement,
-    leave_one_out,
-    recall_estimates,
-    run_recall,
-)
+from evaluation.recall_estimates import recall_estimates, run_recall
+from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError, Scores
 from pooling import strategies as S
 from workbench.models import Collection

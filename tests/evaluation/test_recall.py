@@ -116,7 +116,7 @@ def test_the_page_estimates_equal_the_curves_computed_from_the_ranked_entries(db
     runs at different ranks, a topic with judgments and no run, unjudged documents below the pool)."""
     from evaluation import scoring
     from evaluation.engine.recall import depth_curves
-    from evaluation.reusability import RECALL_COLUMNS, _run_depths
+    from evaluation.recall_estimates import RECALL_COLUMNS, _run_depths
     from pooling import strategies as S
 
     rng = np.random.default_rng(5)
