@@ -152,10 +152,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
-        return JsonResponse({"collection": collection.slug, "measures": board.measures, "runs": [
-            {"run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank, "measures": r.measures,
-             "ci95": {k: list(v) for k, v in r.ci.items()}, "group": r.letter, "judged_at_10": r.judged_at_10,
-             "robust": r.robust, "flags": r.flags} for r in board.runs]})
+        return JsonResponse(board.as_dict())
     table = leaderboard_table(board, leaderboard_url=request.get_full_path(),
                               run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]))
     RequestConfig(request, paginate={"per_page": 100}).configure(table)

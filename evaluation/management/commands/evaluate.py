@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 
 from evaluation.engine.cli import format_value
 from evaluation.scoring import EvaluationError, parse_requests
@@ -21,19 +20,6 @@ from workbench.management.base import Error, WorkbenchCommand
 
 #: "current" is the default policy's other name
 POLICIES = ("current", *QRELS_POLICIES)
-
-
-def _plain(value):
-    """JSON-safe: NaN and infinities become null, numpy scalars Python numbers."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 class Command(WorkbenchCommand):
@@ -73,24 +59,7 @@ class Command(WorkbenchCommand):
         {"json": self._json, "csv": self._csv, "trec": self._trec}[opts["format"]](board, kinds)
 
     def _json(self, board, kinds) -> None:
-        columns = [*board.measures, "judged_10"]
-        runs = []
-        for r in board.runs:
-            per_topic = board.per_topic[r.tag]
-            per_topic = per_topic.loc[[q for q in board.topics if q in per_topic.index]]  # natural topic order
-            present = [c for c in columns if c in per_topic.columns]
-            runs.append({
-                "run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank,
-                "measures": r.measures, "judged_at_10": r.judged_at_10,
-                "judged_at_k": {str(k): v for k, v in r.judged_at_k.items()}, "flags": r.flags,
-                "robust": r.robust, "topics": r.topics,
-                "per_topic": {str(q): dict(zip(present, row, strict=True))
-                              for q, row in zip(per_topic.index, per_topic[present].itertuples(index=False),
-                                                strict=True)},
-            })
-        out = {"collection": board.collection, "measures": board.measures, "qrels": board.qrels_policy,
-               "pool": board.pool, "judged_threshold": board.judged_threshold, "runs": runs}
-        self.stdout.write(json.dumps(_plain(out), indent=1))
+        self.stdout.write(json.dumps(board.as_dict(per_topic=True), indent=1))
 
     def _csv(self, board, kinds) -> None:
         writer = csv.writer(self.stdout, lineterminator="\n")
