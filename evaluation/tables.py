@@ -1,4 +1,7 @@
 import django_tables2 as tables
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
+from django_tables2 import RequestConfig
 
 
 class RunTable(tables.Table):
@@ -30,11 +33,9 @@ def _fmt(value, digits: int = 4) -> str:
     return "—" if value is None or value != value else f"{value:.{digits}f}"
 
 
-def leaderboard_table(board, *, leaderboard_url: str, run_url) -> tables.Table:
+def leaderboard_table(board, *, run_url) -> tables.Table:
     """A django-tables2 table of a Leaderboard: one column per measure (mean, with its CI on hover),
     the significance letters, judged@10, the robust measures and the pool-bias flags."""
-    from django.utils.html import format_html
-
     robust = [m for m in board.robust_measures if m not in board.measures]
     rows = []
     for r in board.runs:
@@ -112,8 +113,6 @@ def rows_table(rows: list[dict], columns: list[tuple], *, prefix: str, request=N
     ``columns``: (key, heading, kind) with kind one of "text", "int", "num" (4 decimals), "num1",
     "yesno", or a callable ``record -> url`` to link the value.
     """
-    from django_tables2 import RequestConfig
-
     extra = []
     for key, heading, kind in columns:
         if kind == "num":
@@ -178,8 +177,6 @@ class _MatrixRow(dict):
 
 def _matrix_table(rows: list[dict], columns: list[tuple], *, prefix: str, label: str, request, per_page: int,
                   empty: str) -> tables.Table:
-    from django_tables2 import RequestConfig
-
     class MatrixTable(_MatrixTable):
         class Meta(_MatrixTable.Meta):
             attrs = {"class": "data matrix", "aria-label": label}
@@ -192,8 +189,6 @@ def _matrix_table(rows: list[dict], columns: list[tuple], *, prefix: str, label:
 
 
 def _td(text: str, *, css: str = "", title: str = "", url: str = "") -> str:
-    from django.utils.html import escape
-
     attrs = (f' class="{css}"' if css else "") + (f' title="{escape(title)}"' if title else "")
     body = f'<a href="{escape(url)}">{escape(text)}</a>' if url else escape(text)
     return f"<td{attrs}>{body}</td>"
@@ -210,8 +205,6 @@ def significance_table(pairs: list[dict], *, measure: str, test: str, correction
     ``pairs``: rows of :func:`evaluation.selectors.significance_matrix` (run_a, run_b, mean_a, mean_b,
     mean_diff = mean_a - mean_b, p_value, p_adjusted, significant).
     """
-    from django.utils.safestring import mark_safe
-
     means: dict[str, float] = {}
     cells: dict[tuple[str, str], dict] = {}
     for pair in pairs:
@@ -262,8 +255,6 @@ def overlap_table(overlap: dict[str, dict[str, int]], *, run_url=None, request=N
     """The run-to-run overlap matrix of a pool (``{run: {run: shared pooled pairs}}``) as a django-tables2
     table: one row and one column per contributing run (by tag), the diagonal (class ``self``) the run's own
     count. Sorting a run's column sorts by the pairs shared with that run."""
-    from django.utils.safestring import mark_safe
-
     order = sorted(overlap)  # by tag: the statistics' own order is not guaranteed
     keys = _run_columns(order)
     def write(row: dict) -> tuple[str, list[str]]:

@@ -153,7 +153,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
         return JsonResponse(board.as_dict())
-    table = leaderboard_table(board, leaderboard_url=request.get_full_path(),
+    table = leaderboard_table(board,
                               run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]))
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     if TableExport.is_valid_format(request.GET.get("_export", "")):

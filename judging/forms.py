@@ -1,4 +1,7 @@
 from django import forms
+from django.contrib.auth.models import User
+
+from pooling.models import Pool
 
 
 class JudgmentForm(forms.Form):
@@ -38,10 +41,6 @@ class AssignForm(forms.Form):
                                     help_text="Assign batches of this many documents instead of whole topics.")
 
     def __init__(self, *args, collection, **kwargs):
-        from django.contrib.auth.models import User
-
-        from pooling.models import Pool
-
         super().__init__(*args, **kwargs)
         self.fields["pool"].queryset = Pool.objects.filter(collection=collection)
         self.fields["assessors"].queryset = User.objects.filter(is_active=True).order_by("username")

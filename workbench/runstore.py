@@ -11,16 +11,15 @@ over many runs do not decode the same blob twice.
 
 from __future__ import annotations
 
-import hashlib
 import io
-from collections import OrderedDict
-from threading import Lock
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
+
+from workbench.cache import LRU
 
 COLUMNS = ["qid", "docno", "rank", "score"]
 _SCHEMA = pa.schema([
@@ -92,35 +91,5 @@ def _to_frame(table: pa.Table) -> pd.DataFrame:
     })
 
 
-def checksum(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class _FrameCache:
-    """A small LRU of decoded run frames keyed by (run id, checksum)."""
-
-    def __init__(self, max_entries: int = 256) -> None:
-        self._data: OrderedDict[tuple[int, str], pd.DataFrame] = OrderedDict()
-        self._lock = Lock()
-        self.max_entries = max_entries
-
-    def get(self, key: tuple[int, str]) -> pd.DataFrame | None:
-        with self._lock:
-            frame = self._data.get(key)
-            if frame is not None:
-                self._data.move_to_end(key)
-            return frame
-
-    def put(self, key: tuple[int, str], frame: pd.DataFrame) -> None:
-        with self._lock:
-            self._data[key] = frame
-            self._data.move_to_end(key)
-            while len(self._data) > self.max_entries:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-frame_cache = _FrameCache()
+#: decoded run frames by (run id, checksum): pooling and evaluation over many runs decode each blob once
+frame_cache = LRU(size=256)

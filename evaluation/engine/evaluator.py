@@ -27,7 +27,7 @@ from evaluation.engine import kernels_ext, kernels_gain, kernels_trec
 from evaluation.engine.context import Ctx
 from evaluation.engine.qrels import Qrels
 from evaluation.engine.ranking import Ranked, blocks, rank_runs
-from evaluation.engine.spec import LONG, STRING, Measure, parse_measures
+from evaluation.engine.spec import LONG, SPECS, STRING, Measure, parse_measures
 
 if TYPE_CHECKING:  # pandas is imported only when a caller asks for a frame
     import pandas as pd
@@ -170,8 +170,6 @@ class Evaluator:
 
 
 def _as_base(m: Measure) -> Measure:
-    from evaluation.engine.spec import SPECS
-
     base = SPECS[kernels_ext.CONDENSED[m.name]]
     return Measure(base, m.params, m.names, m.raw)
 
