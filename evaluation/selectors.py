@@ -32,13 +32,16 @@ from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
+from judging.qrels import assessor_judgments
+from judging.qrels import qrels as judged_qrels
+from pooling import selectors as pooling_selectors
 from pooling import strategies as S
 from workbench.models import Collection
 
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
     "assessor_ranking_agreement", "leave_one_out", "leaderboard", "pr_curves", "recall_estimates", "run_recall",
-    "run_report", "significance_matrix", "topic_report",
+    "assessor_names", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
 
@@ -184,3 +187,25 @@ def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str 
             for tag, s in scores.items() for level in levels]
     return pd.DataFrame(rows, columns=["tag", "recall", "precision"])
 
+
+
+def topic_overview(collection: Collection) -> list[dict]:
+    """Every topic in natural order: qid, title, pool size (main pool), judged and relevant documents."""
+    titles = dict(collection.topics.values_list("qid", "title"))
+    pool = pooling_selectors.pool_named(collection)
+    judged = judged_qrels(collection)
+    sizes: dict[str, int] = {}
+    if pool is not None:
+        pairs = pooling_selectors.pool_pairs(pool)
+        sizes = pairs.groupby("qid").size().to_dict() if len(pairs) else {}
+    counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
+    relevant = (judged[judged["rel"] >= collection.relevant_from].groupby("qid").size().to_dict()
+                if len(judged) else {})
+    return [{"qid": q, "title": titles[q], "pool_size": sizes.get(q, 0), "judged": counts.get(q, 0),
+             "relevant": relevant.get(q, 0)} for q in S.sorted_topics(titles)]
+
+
+def assessor_names(collection: Collection) -> list[str]:
+    """Who judged the collection (assessors and imported qrels; adjudicators left out)."""
+    judgments = assessor_judgments(collection)
+    return sorted(judgments["assessor"].unique()) if len(judgments) else []

@@ -1,4 +1,5 @@
 import django_tables2 as tables
+from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
@@ -269,3 +270,89 @@ def overlap_table(overlap: dict[str, dict[str, int]], *, run_url=None, request=N
     columns += [(key, tables.Column(verbose_name=tag)) for tag, key in keys.items()]
     return _matrix_table(rows, columns, prefix=prefix, request=request, per_page=per_page,
                          label="Run-to-run overlap", empty="No run contributed to this pool.")
+
+
+# --- the report tables of the results pages -------------------------------------------------------
+
+def _topic_link(collection, key: str = "qid"):
+    return lambda record: reverse("evaluation:topic", args=[collection.slug, record[key]])
+
+
+def _run_link(collection, key: str = "run"):
+    return lambda record: reverse("evaluation:run", args=[collection.slug, record[key]])
+
+
+def run_report_table(rows: list[dict], collection, tag: str, measure: str, request) -> tables.Table:
+    """A run's score per topic against the best, median and worst of all runs (the TREC appendix view)."""
+    return rows_table(rows, [
+        ("qid", "Topic", _topic_link(collection)),
+        ("score", tag, "num"), ("best", "Best", "num"), ("median", "Median", "num"), ("worst", "Worst", "num"),
+        ("best_run", "Best run", "text"), ("has_results", "Has results", "yesno")],
+        prefix="t-", request=request, per_page=100, label=f"{measure} per topic")
+
+
+def depth_table(rows: list[dict], request) -> tables.Table:
+    return rows_table(rows, [
+        ("depth", "Depth", "int"), ("pool_size", "Pool size", "int"), ("judged", "Judged", "int"),
+        ("relevant", "Relevant", "int")], prefix="d-", request=request, label="Relevant found per depth")
+
+
+def topic_runs_table(rows: list[dict], collection, measures: list[str], request) -> tables.Table:
+    return rows_table(rows, [
+        ("run", "Run", _run_link(collection)),
+        ("team", "Team", "text"), ("contributed", "Pooled", "yesno"), *[(m, m, "num") for m in measures]],
+        prefix="r-", request=request, per_page=100, label="Runs on this topic")
+
+
+def pairs_table(records: list[dict], collection, request) -> tables.Table:
+    """Every pair of runs of the significance page."""
+    return rows_table([{**r, "significant": bool(r["significant"])} for r in records], [
+        ("run_a", "Run A", _run_link(collection, "run_a")),
+        ("run_b", "Run B", _run_link(collection, "run_b")),
+        ("mean_a", "Mean A", "num"), ("mean_b", "Mean B", "num"), ("mean_diff", "Difference", "num"),
+        ("statistic", "Statistic", "num"), ("p_value", "p", "num"), ("p_adjusted", "Adjusted p", "num"),
+        ("significant", "Significant", "yesno"), ("effect_size", "Effect size (d_z)", "num"),
+        ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num")],
+        prefix="p-", request=request, per_page=100, label="Every pair of runs")
+
+
+def leave_one_out_table(rows: list[dict], collection, request) -> tables.Table:
+    return rows_table(rows, [
+        ("unit", "Left out", "text"), ("run", "Run", _run_link(collection)), ("unique_judged", "Unique judged", "int"),
+        ("unique_relevant", "Unique relevant", "int"), ("score", "Score", "num"),
+        ("score_loo", "Without its documents", "num"), ("change", "Change", "num"), ("change_pct", "Change %", "num1"),
+        ("rank", "Rank", "int"), ("rank_loo", "Rank without", "int")], prefix="l-", request=request, per_page=100,
+        label="Leave-one-out")
+
+
+def recall_estimates_table(rows: list[dict], collection, request) -> tables.Table:
+    return rows_table(rows, [
+        ("qid", "Topic", _topic_link(collection)),
+        ("known_relevant", "Known relevant", "int"), ("estimate", "Estimate", "num1"), ("ci_low", "95% low", "num1"),
+        ("ci_high", "95% high", "num1"), ("method", "Method", "text"), ("note", "Note", "text")],
+        prefix="e-", request=request, per_page=100, label="Recall estimates")
+
+
+def run_recall_table(rows: list[dict], collection, request) -> tables.Table:
+    return rows_table(rows, [
+        ("run", "Run", _run_link(collection)), ("contributed", "Pooled", "yesno"),
+        ("relevant_retrieved", "Relevant retrieved", "int"),
+        ("recall_known", "Recall (known relevant)", "num"), ("recall_estimated", "Recall (estimated total)", "num")],
+        prefix="r-", request=request, per_page=100, label="Recall of each run")
+
+
+def contributions_table(rows: list[dict], collection, request) -> tables.Table:
+    """Each run's contribution to the pool (and to its relevant documents, once judged)."""
+    with_qrels = bool(rows) and "relevant" in rows[0]
+    return rows_table(rows, [
+        ("tag", "Run", _run_link(collection, "tag")),
+        ("contributed", "Pooled documents it retrieved", "int"), ("unique", "Only this run", "int"),
+        *([("relevant", "Relevant", "int"), ("unique_relevant", "Relevant only this run", "int")] if with_qrels else [])],
+        prefix="c-", request=request, per_page=100, label="Contributions per run")
+
+
+def pool_topics_table(rows: list[dict], collection, request) -> tables.Table:
+    return rows_table(rows, [
+        ("qid", "Topic", _topic_link(collection)),
+        ("pool_size", "Pooled", "int"), ("judged", "Judged", "int"), ("relevant", "Relevant", "int")],
+        prefix="t-", request=request, per_page=100, label="Pool per topic")

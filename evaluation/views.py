@@ -9,19 +9,12 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import plots, release, selectors
+from evaluation import plots, release, selectors, tables
 from evaluation.access import results_view
 from evaluation.engine.significance import CORRECTIONS, TESTS
 from evaluation.scoring import EvaluationError
-from evaluation.tables import (
-    RunTable,
-    TopicTable,
-    leaderboard_table,
-    overlap_table,
-    rows_table,
-    significance_table,
-)
-from judging.qrels import QRELS_POLICIES, assessor_judgments, qrels
+from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
+from judging.qrels import QRELS_POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench.models import Collection
@@ -31,28 +24,12 @@ TEST_NAMES = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign
 CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "none": "no"}
 
 
-def _topic_rows(collection: Collection) -> list[dict]:
-    titles = dict(collection.topics.values_list("qid", "title"))
-    pool = pooling_selectors.pool_named(collection)
-    judged = qrels(collection)
-    sizes: dict[str, int] = {}
-    if pool is not None:
-        pairs = pooling_selectors.pool_pairs(pool)
-        sizes = pairs.groupby("qid").size().to_dict() if len(pairs) else {}
-    counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
-    relevant = (judged[judged["rel"] >= collection.relevant_from].groupby("qid").size().to_dict()
-                if len(judged) else {})
-
-    return [{"qid": q, "title": titles[q], "pool_size": sizes.get(q, 0), "judged": counts.get(q, 0),
-             "relevant": relevant.get(q, 0), "url": reverse("evaluation:topic", args=[collection.slug, q])}
-            for q in strategies.sorted_topics(titles)]
-
-
 @results_view()
 def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     runs = RunTable(collection.runs.all(), prefix="r-")
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
-    topic_rows = _topic_rows(collection)
+    topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
+                  for row in selectors.topic_overview(collection)]
     topics = TopicTable(topic_rows, prefix="t-")
     RequestConfig(request, paginate={"per_page": 50}).configure(topics)
     pool = pooling_selectors.pool_named(collection)
@@ -72,9 +49,8 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 @results_view()
 def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
-    judgments = assessor_judgments(collection)
-    assessors = sorted(judgments["assessor"].unique()) if len(judgments) else []
-    return render(request, "evaluation/downloads.html", {"collection": collection, "assessors": assessors,
+    return render(request, "evaluation/downloads.html", {"collection": collection,
+                                                         "assessors": selectors.assessor_names(collection),
                                                          "policies": QRELS_POLICIES})
 
 
@@ -162,12 +138,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
-        "assessors": _assessor_names(collection)})
-
-
-def _assessor_names(collection: Collection) -> list[str]:
-    judgments = assessor_judgments(collection)
-    return sorted(judgments["assessor"].unique()) if len(judgments) else []
+        "assessors": selectors.assessor_names(collection)})
 
 
 @results_view()
@@ -186,11 +157,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
 
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
-    table = rows_table(rows, [
-        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
-        ("score", tag, "num"), ("best", "Best", "num"), ("median", "Median", "num"), ("worst", "Worst", "num"),
-        ("best_run", "Best run", "text"), ("has_results", "Has results", "yesno")],
-        prefix="t-", request=request, per_page=100, label=f"{measure} per topic")
+    table = tables.run_report_table(rows, collection, tag, measure, request)
     exported = _export(request, [table], f"{collection.slug}.{tag}.{measure}")
     if exported:
         return exported
@@ -217,13 +184,8 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
     svg = plots.depth_plot(by_depth) if len(by_depth) else ""
     runs = report["runs"]
     measures = [c for c in [*report["measures"], "judged_10"] if c in runs.columns]
-    depth_table = rows_table(by_depth.to_dict("records"), [
-        ("depth", "Depth", "int"), ("pool_size", "Pool size", "int"), ("judged", "Judged", "int"),
-        ("relevant", "Relevant", "int")], prefix="d-", request=request, label="Relevant found per depth")
-    runs_table = rows_table(runs.to_dict("records") if len(runs) else [], [
-        ("run", "Run", lambda record: reverse("evaluation:run", args=[collection.slug, record["run"]])),
-        ("team", "Team", "text"), ("contributed", "Pooled", "yesno"), *[(m, m, "num") for m in measures]],
-        prefix="r-", request=request, per_page=100, label="Runs on this topic")
+    depth_table = tables.depth_table(by_depth.to_dict("records"), request)
+    runs_table = tables.topic_runs_table(runs.to_dict("records") if len(runs) else [], collection, measures, request)
     exported = _export(request, [depth_table, runs_table], f"{collection.slug}.topic-{qid}")
     if exported:
         return exported
@@ -255,14 +217,7 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
     matrix_table = significance_table(records, measure=measure, test=TEST_NAMES[choice["test"]],
                                       correction=CORRECTION_NAMES[choice["correction"]], run_url=run_link,
                                       request=request, prefix="m-")
-    pairs_table = rows_table([{**r, "significant": bool(r["significant"])} for r in records], [
-        ("run_a", "Run A", lambda record: run_link(record["run_a"])),
-        ("run_b", "Run B", lambda record: run_link(record["run_b"])),
-        ("mean_a", "Mean A", "num"), ("mean_b", "Mean B", "num"), ("mean_diff", "Difference", "num"),
-        ("statistic", "Statistic", "num"), ("p_value", "p", "num"), ("p_adjusted", "Adjusted p", "num"),
-        ("significant", "Significant", "yesno"), ("effect_size", "Effect size (d_z)", "num"),
-        ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num")],
-        prefix="p-", request=request, per_page=100, label="Every pair of runs")
+    pairs_table = tables.pairs_table(records, collection, request)
     exported = _export(request, [matrix_table, pairs_table],
                        f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
     if exported:
@@ -301,22 +256,9 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         return _error_page(request, collection, str(exc))
 
 
-    run_link = lambda record: reverse("evaluation:run", args=[collection.slug, record["run"]])  # noqa: E731
-    loo_table = rows_table(loo.table.to_dict("records"), [
-        ("unit", "Left out", "text"), ("run", "Run", run_link), ("unique_judged", "Unique judged", "int"),
-        ("unique_relevant", "Unique relevant", "int"), ("score", "Score", "num"),
-        ("score_loo", "Without its documents", "num"), ("change", "Change", "num"), ("change_pct", "Change %", "num1"),
-        ("rank", "Rank", "int"), ("rank_loo", "Rank without", "int")], prefix="l-", request=request, per_page=100,
-        label="Leave-one-out")
-    estimate_table = rows_table(estimates.to_dict("records"), [
-        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
-        ("known_relevant", "Known relevant", "int"), ("estimate", "Estimate", "num1"), ("ci_low", "95% low", "num1"),
-        ("ci_high", "95% high", "num1"), ("method", "Method", "text"), ("note", "Note", "text")],
-        prefix="e-", request=request, per_page=100, label="Recall estimates")
-    recall_table = rows_table(per_run.to_dict("records"), [
-        ("run", "Run", run_link), ("contributed", "Pooled", "yesno"), ("relevant_retrieved", "Relevant retrieved", "int"),
-        ("recall_known", "Recall (known relevant)", "num"), ("recall_estimated", "Recall (estimated total)", "num")],
-        prefix="r-", request=request, per_page=100, label="Recall of each run")
+    loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
+    estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
+    recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
     exported = _export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
     if exported:
         return exported
@@ -339,18 +281,10 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")
-    with_qrels = bool(runs) and "relevant" in runs[0]
-    runs_table = rows_table(runs, [
-        ("tag", "Run", lambda record: reverse("evaluation:run", args=[collection.slug, record["tag"]])),
-        ("contributed", "Pooled documents it retrieved", "int"), ("unique", "Only this run", "int"),
-        *([("relevant", "Relevant", "int"), ("unique_relevant", "Relevant only this run", "int")] if with_qrels else [])],
-        prefix="c-", request=request, per_page=100, label="Contributions per run")
+    runs_table = tables.contributions_table(runs, collection, request)
     order = strategies.sorted_topics(stats.get("topics", {}))
     topic_rows = [{"qid": q, "judged": 0, "relevant": 0, **stats["topics"][q]} for q in order]
-    topics_table = rows_table(topic_rows, [
-        ("qid", "Topic", lambda record: reverse("evaluation:topic", args=[collection.slug, record["qid"]])),
-        ("pool_size", "Pooled", "int"), ("judged", "Judged", "int"), ("relevant", "Relevant", "int")],
-        prefix="t-", request=request, per_page=100, label="Pool per topic")
+    topics_table = tables.pool_topics_table(topic_rows, collection, request)
     exported = _export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
     if exported:
         return exported
