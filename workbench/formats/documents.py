@@ -50,13 +50,10 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     name = display_name(source, name)
     with open_text(source) as handle:
         head = handle.read(_BLOCK).removeprefix("\ufeff")
-        chosen = format or ("jsonl" if head.lstrip().startswith("{") else "trec")
-        if chosen == "trec":
-            records = _trec_documents(handle, head, name)
-        elif chosen == "jsonl":
-            records = _jsonl_documents(handle, head, name)
-        else:
-            raise FormatError([f"{name}:1: unknown documents format {chosen!r} (one of trec, jsonl)"])
+        chosen = format or next(n for n, (accepts, _) in FORMATS.items() if accepts(head.lstrip()))
+        if chosen not in FORMATS:
+            raise FormatError([f"{name}:1: unknown documents format {chosen!r} (one of {', '.join(FORMATS)})"])
+        records = FORMATS[chosen][1](handle, head, name)
         seen: dict[str, int] = {}
         for line, record in records:
             if check_duplicates:
@@ -167,3 +164,11 @@ def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
     text = (item.pop(text_key) or "") if text_key else ""
     return DocumentRecord(docno=docno, title=str(title).strip(), text=str(text).strip(),
                           extra=MappingProxyType(item))
+
+
+#: the document formats, in the order detection tries them: name -> (detector of the file's start, reader).
+#: A new format is a reader (handle, head, name) -> iterator of (line, DocumentRecord) and one entry here.
+FORMATS = {
+    "trec": (lambda head: not head.startswith("{"), _trec_documents),
+    "jsonl": (lambda head: head.startswith("{"), _jsonl_documents),
+}

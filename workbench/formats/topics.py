@@ -28,8 +28,6 @@ from typing import Any
 from workbench.formats.errors import FormatError, Problems
 from workbench.formats.sources import Source, display_name, open_text
 
-FORMATS = ("trec", "xml", "tsv", "jsonl")
-
 
 @dataclass(frozen=True)
 class TopicRecord:
@@ -43,8 +41,8 @@ class TopicRecord:
 
 
 def read_topics(source: Source, *, name: str | None = None, format: str | None = None) -> list[TopicRecord]:
-    """Read every topic of ``source`` (``format`` one of ``trec``, ``xml``, ``tsv``, ``jsonl``, or None to
-    detect it from the content).
+    """Read every topic of ``source`` (``format`` one of ``FORMATS``: ``trec``, ``xml``, ``tsv``, ``jsonl``,
+    or None to detect it from the content).
 
     >>> import io
     >>> read_topics(io.StringIO("<top>\\n<num> Number: 301\\n<title> Organized Crime\\n</top>\\n"))[0].title
@@ -58,7 +56,7 @@ def read_topics(source: Source, *, name: str | None = None, format: str | None =
     if chosen not in FORMATS:
         raise FormatError([f"{name}:1: unknown topics format {chosen!r} (one of {', '.join(FORMATS)})"])
     problems = Problems(name, 20)
-    found = _PARSERS[chosen](text, problems)
+    found = FORMATS[chosen][1](text, problems)
     seen: dict[str, int] = {}
     for line, record in found:
         if record.qid in seen:
@@ -70,16 +68,16 @@ def read_topics(source: Source, *, name: str | None = None, format: str | None =
     return [record for _, record in found]
 
 
+def _looks_like_xml(head: str) -> bool:
+    return head.startswith("<") and (re.search(r"<topics?[\s>]", head, re.IGNORECASE) is not None
+                                     or head.startswith("<?xml"))
+
+
 def detect_format(text: str) -> str:
-    """``xml`` for ``<topics>``/``<topic ...>``, ``trec`` for ``<top>``, ``jsonl`` for ``{``, else ``tsv``."""
+    """The first registered format whose detector accepts the start of the text (``tsv`` accepts anything):
+    ``xml`` for ``<topics>``/``<topic ...>``, ``trec`` for ``<top>``, ``jsonl`` for ``{``, else ``tsv``."""
     head = text.lstrip()[:4096]
-    if head.startswith("<"):
-        if re.search(r"<topics?[\s>]", head, re.IGNORECASE) or head.startswith("<?xml"):
-            return "xml"
-        return "trec"
-    if head.startswith("{"):
-        return "jsonl"
-    return "tsv"
+    return next(name for name, (accepts, _) in FORMATS.items() if accepts(head))
 
 
 def _squash(text: str) -> str:
@@ -225,6 +223,11 @@ def _text(value: Any) -> str:
     return _squash(value if isinstance(value, str) else "" if value is None else str(value))
 
 
-_PARSERS: dict[str, Callable[[str, Problems], list[tuple[int, TopicRecord]]]] = {
-    "trec": _parse_trec, "xml": _parse_xml, "tsv": _parse_tsv, "jsonl": _parse_jsonl,
+#: the topic formats, in the order detection tries them: name -> (detector of the text's start, parser).
+#: A new format is a parser (text, problems) -> [(line, TopicRecord)] and one entry here.
+FORMATS: dict[str, tuple[Callable[[str], bool], Callable[[str, Problems], list[tuple[int, TopicRecord]]]]] = {
+    "xml": (_looks_like_xml, _parse_xml),
+    "trec": (lambda head: head.startswith("<"), _parse_trec),
+    "jsonl": (lambda head: head.startswith("{"), _parse_jsonl),
+    "tsv": (lambda head: True, _parse_tsv),
 }
