@@ -23,8 +23,10 @@ def test_the_adaptive_strategies_are_the_ones_that_grow_with_judgments():
 
 
 def test_an_unknown_strategy_is_refused_with_the_names_it_could_be():
-    with pytest.raises(registry.StrategyRefused, match="unknown strategy 'deep' \\(depth, rrf, borda, sampled, mtf"):
+    with pytest.raises(registry.StrategyRefused) as refused:
         registry.get("deep")
+    assert str(refused.value) == f"unknown strategy 'deep' ({', '.join(registry.STRATEGIES)})"
+    assert "depth, rrf, borda, sampled" in str(refused.value)
 
 
 @pytest.mark.parametrize("name, message", [("depth", "depth pooling needs --depth K"),
