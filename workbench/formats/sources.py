@@ -7,17 +7,54 @@ stream. File objects given by the caller are never closed here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import io
 import mmap
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from workbench.formats.errors import FormatError
+
 Source = str | os.PathLike | IO[Any]
 
+#: what reading a missing, unreadable, corrupt or truncated (gzip) file raises
+READ_ERRORS = (OSError, EOFError, zlib.error)
+
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+def unreadable(name: str, exc: BaseException) -> FormatError:
+    """One line saying why a file cannot be read: ``name: cannot read: reason``."""
+    if isinstance(exc, gzip.BadGzipFile | zlib.error):
+        reason = "not a valid gzip file (corrupt compressed data)"
+    elif isinstance(exc, EOFError):
+        reason = "the compressed file is truncated"
+    elif isinstance(exc, FileNotFoundError):
+        reason = "no such file"
+    elif isinstance(exc, IsADirectoryError):
+        reason = "it is a directory"
+    elif isinstance(exc, PermissionError):
+        reason = "permission denied"
+    else:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return FormatError([f"{name}: cannot read: {reason}"])
+
+
+def _reading(function):
+    """Errors of reading ``source`` (the first argument) become one :func:`unreadable` line."""
+
+    @functools.wraps(function)
+    def wrapped(source, *args, **kwargs):
+        try:
+            return function(source, *args, **kwargs)
+        except READ_ERRORS as exc:
+            raise unreadable(display_name(source), exc) from None
+
+    return wrapped
 
 
 def is_path(source: object) -> bool:
@@ -62,7 +99,8 @@ def is_text_stream(source: object) -> bool:
 
 @contextlib.contextmanager
 def open_text(source: Source, *, encoding: str = "utf-8", errors: str = "replace") -> Iterator[TextIO]:
-    """Open ``source`` for reading text.
+    """Open ``source`` for reading text; failing to open or read it (inside the block too: a truncated
+    gzip shows only as it is read) raises :class:`FormatError` naming the file.
 
     ``source`` is a path (``str`` or ``Path``; ``.gz`` or gzip content is decompressed), a text file
     object (used as is), or a binary file object (decoded; gzip content is decompressed). Bytes that are
@@ -73,6 +111,15 @@ def open_text(source: Source, *, encoding: str = "utf-8", errors: str = "replace
     ...     handle.read()
     '301 0 D1 1\\n'
     """
+    try:
+        with _open_text(source, encoding=encoding, errors=errors) as handle:
+            yield handle
+    except READ_ERRORS as exc:
+        raise unreadable(display_name(source), exc) from None
+
+
+@contextlib.contextmanager
+def _open_text(source: Source, *, encoding: str, errors: str) -> Iterator[TextIO]:
     if is_path(source):
         path = Path(source)  # type: ignore[arg-type]
         if is_gzip_path(path):
@@ -97,6 +144,7 @@ def open_text(source: Source, *, encoding: str = "utf-8", errors: str = "replace
         wrapper.detach()  # leave the caller's file object open
 
 
+@_reading
 def read_buffer(source: Source) -> bytes | mmap.mmap:
     """The whole content of ``source``: a read-only memory map for a plain file (no copy), else bytes."""
     if is_path(source) and not is_gzip_path(source):  # type: ignore[arg-type]
@@ -110,6 +158,7 @@ def read_buffer(source: Source) -> bytes | mmap.mmap:
     return read_bytes(source)
 
 
+@_reading
 def read_bytes(source: Source) -> bytes:
     """The whole (decompressed) content of ``source`` as bytes; text streams are encoded as UTF-8."""
     if is_path(source):

@@ -7,7 +7,9 @@ import sys
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import InterfaceError, OperationalError, connection
 
+from workbench.formats import FormatError
 from workbench.models import Collection
 from workbench.services import ImportRefused
 
@@ -33,6 +35,11 @@ class WorkbenchCommand(BaseCommand):
             raise Error(f"{len(exc.problems)} problems; nothing was imported") from None
         except ValidationError as exc:
             raise Error("; ".join(exc.messages)) from None
+        except FormatError as exc:
+            raise Error(str(exc)) from None
+        except (OperationalError, InterfaceError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise Error(f"cannot use the database ({connection.settings_dict.get('NAME')}): {reason}") from None
 
     @staticmethod
     def get_collection(slug: str) -> Collection:

@@ -1,0 +1,76 @@
+"""Files a user can name that cannot be read give one line naming the file, a non-zero exit and nothing
+imported: a missing file, a directory, a corrupt gzip, a truncated gzip; and an unreachable database."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from judging.models import Judgment
+from tests import factories
+from workbench.models import Document, Run, Topic
+
+ROOT = Path(__file__).resolve().parents[2]
+
+IMPORTS = ["import_documents", "import_qrels", "import_runs", "import_topics"]
+
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Each kind of unreadable file, with what the error line must say."""
+    corrupt = tmp_path / "corrupt.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00this is not deflate data at all")
+    truncated = tmp_path / "truncated.gz"
+    whole = gzip.compress("".join(f"301 Q0 doc{i * 7919 % 100003} {i} {1 / i} tag\n"
+                                  for i in range(1, 5000)).encode())
+    truncated.write_bytes(whole[: len(whole) // 2])
+    directory = tmp_path / "a-directory"
+    directory.mkdir()
+    return {"missing": (tmp_path / "missing.txt", "no such file"),
+            "directory": (directory, "it is a directory"),
+            "corrupt gzip": (corrupt, "not a valid gzip file"),
+            "truncated gzip": (truncated, "truncated")}
+
+
+@pytest.mark.parametrize("command", IMPORTS)
+@pytest.mark.parametrize("kind", ["missing", "directory", "corrupt gzip", "truncated gzip"])
+def test_an_unreadable_file_is_one_line_naming_it_and_nothing_is_imported(db, tmp_path, command, kind):
+    slug = factories.collection_with_topics().slug
+    before = (Topic.objects.count(), Document.objects.count(), Run.objects.count(), Judgment.objects.count())
+    path, reason = _bad_files(tmp_path)[kind]
+    with pytest.raises(CommandError) as refused:
+        call_command(command, slug, str(path), stdout=StringIO(), stderr=StringIO())
+    message = str(refused.value)
+    assert message.splitlines() == [message]
+    assert message.startswith(f"{path}: cannot read: ") and reason in message
+    assert (Topic.objects.count(), Document.objects.count(), Run.objects.count(),
+            Judgment.objects.count()) == before
+
+
+def test_trec_eval_names_an_unreadable_file_in_one_line(tmp_path):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n")
+    corrupt = _bad_files(tmp_path)["corrupt gzip"][0]
+    result = subprocess.run([sys.executable, "manage.py", "trec_eval", str(qrels), str(corrupt)], cwd=ROOT,
+                            capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
+                                                                 "WORKBENCH_VAR_DIR": str(tmp_path)})
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert str(corrupt) in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_database_is_one_line_not_a_traceback(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "WORKBENCH_VAR_DIR": str(tmp_path),
+           "DATABASE_URL": "postgres://nobody@127.0.0.1:9/nowhere"}  # port 9 (discard): nothing listens
+    result = subprocess.run([sys.executable, "manage.py", "show_collection", "demo"], cwd=ROOT,
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "database" in result.stderr.lower()
