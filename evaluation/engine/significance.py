@@ -47,19 +47,33 @@ Example::
 from __future__ import annotations
 
 import itertools
-import string
+import sys
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
+from evaluation.engine.corrections import CORRECTIONS, adjust_p_values, bonferroni, check_correction, holm
+from evaluation.engine.letters import compact_letters
 from evaluation.engine.resampling import bootstrap_ci, randomization_p
 from evaluation.engine.resampling import scipy_stats as _stats
 
+__all__ = [
+    "CORRECTIONS",
+    "TESTS",
+    "BestComparison",
+    "PairedResult",
+    "adjust_p_values",
+    "bonferroni",
+    "compare_to_best",
+    "holm",
+    "paired_test",
+    "pairwise_tests",
+    "significance_letters",
+]
+
 TESTS = ("t", "wilcoxon", "sign", "randomization")
-CORRECTIONS = ("holm", "bonferroni", "none")
 
 
 @dataclass(frozen=True)
@@ -167,43 +181,6 @@ def paired_test(a, b, *, test: str = "t", run_a: str = "a", run_b: str = "b", n_
     )
 
 
-def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Holm–Bonferroni step-down adjusted p-values, in the input order.
-
-    Sort ascending ``p_(1) <= ... <= p_(m)``; ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``
-    (Holm 1979). Reject at level alpha exactly the hypotheses with ``adj <= alpha``.
-    Example: ``holm([0.01, 0.04, 0.03, 0.005]) == [0.03, 0.06, 0.06, 0.02]``.
-    """
-    p = np.asarray(p_values, dtype=float).ravel()
-    if np.isnan(p).any():
-        raise ValueError("p-values contain NaN")
-    m = p.size
-    if m == 0:
-        return p.copy()
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.maximum.accumulate(scaled)
-    return adjusted
-
-
-def bonferroni(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Bonferroni adjusted p-values: ``min(1, m p)``."""
-    p = np.asarray(p_values, dtype=float).ravel()
-    return np.minimum(1.0, p * p.size)
-
-
-def adjust_p_values(p_values: Sequence[float] | np.ndarray, correction: str) -> np.ndarray:
-    """Adjusted p-values under ``correction`` (one of ``CORRECTIONS``: holm, bonferroni, none)."""
-    if correction == "holm":
-        return holm(p_values)
-    if correction == "bonferroni":
-        return bonferroni(p_values)
-    if correction == "none":
-        return np.asarray(p_values, dtype=float)
-    raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
-
-
 def _check_scores(scores: pd.DataFrame) -> None:
     if not isinstance(scores, pd.DataFrame):
         raise TypeError("scores must be a DataFrame: index topic, one column per run")
@@ -227,8 +204,7 @@ def pairwise_tests(scores: pd.DataFrame, *, test: str = "t", correction: str = "
     Bonferroni or unadjusted (``correction="none"``) p-value over all ``k (k - 1) / 2`` pairs.
     """
     _check_scores(scores)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     values = scores.to_numpy(dtype=float)
     names = [str(c) for c in scores.columns]
     results = [
@@ -250,8 +226,7 @@ def compare_to_best(scores: pd.DataFrame, *, measure_higher_is_better: bool = Tr
     ``correction``; a run is ``significantly_worse`` when its adjusted p-value is below ``alpha``.
     """
     _check_scores(scores)
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+    check_correction(correction)
     means = scores.mean(axis=0).to_numpy(dtype=float)
     order = np.argsort(-means if measure_higher_is_better else means, kind="stable")
     names = [str(c) for c in scores.columns]
@@ -269,52 +244,22 @@ def compare_to_best(scores: pd.DataFrame, *, measure_higher_is_better: bool = Tr
     return table
 
 
-def _letter(k: int) -> str:
-    alphabet = string.ascii_lowercase
-    name = ""
-    k += 1
-    while k:
-        k, rem = divmod(k - 1, 26)
-        name = alphabet[rem] + name
-    return name
-
-
-def _separate(columns: list[frozenset[str]], a: str, b: str) -> list[frozenset[str]]:
-    """Piepho's insert step for a significant pair (a column holding both splits in two), then absorb:
-    drop columns contained in another."""
-    split: list[frozenset[str]] = []
-    for col in columns:
-        if a in col and b in col:
-            split += [col - {a}, col - {b}]
-        else:
-            split.append(col)
-    unique = list(dict.fromkeys(split))
-    return [c for c in unique if not any(c < other for other in unique)]
-
-
 def significance_letters(scores: pd.DataFrame, *, measure_higher_is_better: bool = True, test: str = "t",
                          correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10000,
                          seed: int = 0) -> dict[str, str]:
     """Compact letter display for a leaderboard: two runs share a letter iff they are not significantly
     different (adjusted p >= alpha) — up to the display's known limit that a pair can be separated only
-    through letters. Insert-and-absorb algorithm of Piepho (2004, J. Comp. Graph. Stat. 13(2)).
+    through letters. Piepho's display (2004, J. Comp. Graph. Stat. 13(2)), as
+    :func:`evaluation.engine.letters.compact_letters` computes it, with no limit on the number of letters.
 
     Returns ``{run: letters}`` ordered best first; the best run's letters start with ``"a"``. The number of
     letter columns can in theory grow quickly with many significant pairs; leaderboards of ~100 runs are fine.
     Example: three runs where only best vs worst differ -> ``{"x": "a", "y": "ab", "z": "b"}``.
     """
     results = pairwise_tests(scores, test=test, correction=correction, n_resamples=n_resamples, seed=seed)
-    means = scores.mean(axis=0)
-    means.index = [str(c) for c in scores.columns]
-    ranked = list(means.sort_values(ascending=not measure_higher_is_better, kind="stable").index)
-    rank = {run: i for i, run in enumerate(ranked)}
-    columns: list[frozenset[str]] = [frozenset(ranked)]
-    for r in results:
-        if r.p_adjusted is not None and r.p_adjusted < alpha:
-            columns = _separate(columns, r.run_a, r.run_b)
-    columns.sort(key=lambda c: sorted(rank[run] for run in c))
-    letters = {run: "" for run in ranked}
-    for k, col in enumerate(columns):
-        for run in col:
-            letters[run] += _letter(k)
-    return letters
+    means = scores.mean(axis=0).to_numpy(dtype=float)
+    higher = means if measure_higher_is_better else -means
+    separated = np.array([r.p_adjusted for r in results], dtype=float) < alpha
+    letters, _ = compact_letters(higher, separated, max_letters=sys.maxsize)
+    names = [str(c) for c in scores.columns]
+    return {names[i]: letters[i] for i in np.argsort(-higher, kind="stable")}
