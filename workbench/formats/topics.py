@@ -74,8 +74,8 @@ def _looks_like_xml(head: str) -> bool:
 
 
 def detect_format(text: str) -> str:
-    """The first registered format whose detector accepts the start of the text (``tsv`` accepts anything):
-    ``xml`` for ``<topics>``/``<topic ...>``, ``trec`` for ``<top>``, ``jsonl`` for ``{``, else ``tsv``."""
+    """The registered format whose detector accepts the start of the text: ``xml`` for
+    ``<topics>``/``<topic ...>``, ``trec`` for ``<top>``, ``jsonl`` for ``{``, else ``tsv``."""
     head = text.lstrip()[:4096]
     return next(name for name, (accepts, _) in FORMATS.items() if accepts(head))
 
@@ -223,11 +223,12 @@ def _text(value: Any) -> str:
     return _squash(value if isinstance(value, str) else "" if value is None else str(value))
 
 
-#: the topic formats, in the order detection tries them: name -> (detector of the text's start, parser).
+#: the topic formats, in the order messages list them: name -> (detector of the text's start, parser).
+#: The detectors exclude one another and together accept any text, so exactly one format is detected.
 #: A new format is a parser (text, problems) -> [(line, TopicRecord)] and one entry here.
 FORMATS: dict[str, tuple[Callable[[str], bool], Callable[[str, Problems], list[tuple[int, TopicRecord]]]]] = {
+    "trec": (lambda head: head.startswith("<") and not _looks_like_xml(head), _parse_trec),
     "xml": (_looks_like_xml, _parse_xml),
-    "trec": (lambda head: head.startswith("<"), _parse_trec),
+    "tsv": (lambda head: not head.startswith(("<", "{")), _parse_tsv),
     "jsonl": (lambda head: head.startswith("{"), _parse_jsonl),
-    "tsv": (lambda head: True, _parse_tsv),
 }
