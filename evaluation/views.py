@@ -89,7 +89,11 @@ def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 @results_view()
 def download_release(request: HttpRequest, collection: Collection) -> HttpResponse:
-    bundle = release.release_bundle(collection, policy=request.GET.get("policy", "adjudicated"))
+    policy = request.GET.get("policy", "adjudicated")
+    if policy not in QRELS_POLICIES:
+        return HttpResponse(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})", status=400,
+                            content_type="text/plain; charset=utf-8")
+    bundle = release.release_bundle(collection, policy=policy)
     return _attachment(bundle.data, bundle.filename, "application/zip")
 
 
@@ -132,8 +136,8 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     table = leaderboard_table(board,
                               run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]))
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
-    if TableExport.is_valid_format(request.GET.get("_export", "")):
-        return TableExport(request.GET["_export"], table).response(f"leaderboard.{collection.slug}.csv")
+    if request.GET.get("_export") == "csv":
+        return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
     flagged = [r for r in board.runs if r.flags]
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
@@ -235,8 +239,11 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     all_tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
     chosen = [t for t in request.GET.getlist("run") if t in all_tags] or all_tags[:5]
     choice = _choices(request)
-    data = selectors.pr_curves(collection, chosen, qrels_policy=choice["qrels_policy"], assessor=choice["assessor"]) \
-        if chosen else None
+    try:
+        data = selectors.pr_curves(collection, chosen, qrels_policy=choice["qrels_policy"],
+                                   assessor=choice["assessor"]) if chosen else None
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
     svg = plots.pr_plot(data) if data is not None and len(data) else ""
     return render(request, "evaluation/curves.html", {"collection": collection, "all_tags": all_tags,
                                                       "chosen": chosen, "svg": svg,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 
@@ -33,9 +34,10 @@ def queue(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def next_document(request: HttpRequest) -> HttpResponse:
-    assignment = request.GET.get("assignment")
-    item = selectors.next_item_for(request.user, assignment_id=int(assignment) if assignment and
-                                   assignment.isdigit() else None)
+    assignment = request.GET.get("assignment", "")
+    # an id the database can hold (ASCII digits, below 2**63); anything else means "any assignment"
+    valid = re.fullmatch(r"[0-9]{1,18}", assignment) is not None
+    item = selectors.next_item_for(request.user, assignment_id=int(assignment) if valid else None)
     if item is None:
         messages.info(request, "Nothing left to judge: every document of your assignments is judged.")
         return redirect("judging:queue")

@@ -151,14 +151,18 @@ class Measure:
         return self.spec.name
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
 def _strtol(text: str) -> int:
-    """C ``strtol(text, NULL, 10)``: leading blanks, sign, digits; anything after is ignored."""
+    """C ``strtol(text, NULL, 10)``: leading blanks, sign, ASCII digits; anything after is ignored, and a
+    value out of range is clamped to LONG_MIN / LONG_MAX, as C does."""
     s = text.lstrip()
     i = 1 if s[:1] in "+-" else 0
     j = i
-    while j < len(s) and s[j].isdigit():
+    while j < len(s) and s[j] in "0123456789":
         j += 1
-    return int(s[:j]) if j > i else 0
+    return max(_LONG_MIN, min(_LONG_MAX, int(s[:j]))) if j > i else 0
 
 
 def _atof(text: str) -> float:
