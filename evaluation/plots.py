@@ -17,13 +17,14 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # text.parse_math off: run tags, topic ids and measure names are shown as typed ("$x$" is not maths)
     plt.rcParams.update({"font.size": 10, "axes.spines.top": False, "axes.spines.right": False,
-                         "svg.fonttype": "none"})
+                         "svg.fonttype": "none", "text.parse_math": False})
     return plt
 
 
 def warm_up() -> None:
-    """Import matplotlib now (a server does at start, see ``workbench.wsgi``)."""
+    """Import matplotlib now (a server does at start: ``EvaluationConfig.warm_up``)."""
     _pyplot()
 
 

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from workbench.formats import FormatError, read_qrels, read_run, write_qrels, write_run
 
-# identifiers: anything but the whitespace that separates fields (quotes, '#', non-ASCII are fine)
-identifier = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\v\f\r "),
+# identifiers: anything but the whitespace that separates fields and control characters (quotes, '#',
+# non-ASCII are fine; see workbench.formats.identifiers)
+identifier = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\t\n\v\f\r "),
                      min_size=1, max_size=12)
 finite = st.floats(allow_nan=False, allow_infinity=False)
 

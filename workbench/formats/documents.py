@@ -18,10 +18,11 @@ import html
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, TextIO
 
+from workbench.formats import identifiers
 from workbench.formats.errors import FormatError
 from workbench.formats.sources import Source, display_name, open_text
 
@@ -48,7 +49,7 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     ('7', 'On rays', 'Gamma')
     """
     name = display_name(source, name)
-    with open_text(source) as handle:
+    with open_text(source, errors="surrogateescape") as handle:  # bytes that are not UTF-8 are refused below
         head = handle.read(_BLOCK).removeprefix("\ufeff")
         chosen = format or next(n for n, (accepts, _) in FORMATS.items() if accepts(head.lstrip()))
         if chosen not in FORMATS:
@@ -56,12 +57,17 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
         records = FORMATS[chosen][1](handle, head, name)
         seen: dict[str, int] = {}
         for line, record in records:
+            problem = _record_problem(record)
+            if problem:
+                raise FormatError([f"{name}:{line}: {problem}"])
             if check_duplicates:
                 first = seen.setdefault(record.docno, line)
                 if first != line:
                     raise FormatError([f"{name}:{line}: document {record.docno!r} appears more than once "
                                        f"(first at line {first})"])
-            yield record
+            yield replace(record, title=identifiers.clean_text(record.title),
+                          text=identifiers.clean_text(record.text),
+                          extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
         if not seen and check_duplicates:
             raise FormatError([f"{name}:1: no documents found (read as {chosen})"])
 
@@ -164,6 +170,12 @@ def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
     text = (item.pop(text_key) or "") if text_key else ""
     return DocumentRecord(docno=docno, title=str(title).strip(), text=str(text).strip(),
                           extra=MappingProxyType(item))
+
+
+def _record_problem(record: DocumentRecord) -> str | None:
+    return (identifiers.identifier_problem("docno", record.docno)
+            or identifiers.text_problem(f"document {record.docno!r}'s title", record.title)
+            or identifiers.text_problem(f"document {record.docno!r}'s text", record.text))
 
 
 #: the document formats, in the order detection tries them: name -> (detector of the file's start, reader).

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from workbench.formats import checks
+from workbench.formats import checks, identifiers
 from workbench.formats.columns import Column, read_columns
 from workbench.formats.errors import Problems
 from workbench.formats.sources import Source, display_name, is_path, read_buffer
@@ -45,7 +45,7 @@ def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 2
     """
     import pandas as pd
 
-    table, codes, qids = _read(source, name, max_problems)
+    table, codes, qids = _read(source, name, max_problems, check_identifiers=True)
     return pd.DataFrame({
         "qid": checks.categorical(codes, qids),
         "docno": table.column("docno").to_pandas(),
@@ -64,8 +64,10 @@ def read_qrels_table(source: Source, *, name: str | None = None, max_problems: i
     return _read(source, name, max_problems)[0]
 
 
-def _read(source: Source, name: str | None, max_problems: int) -> tuple[pa.Table, np.ndarray, list[str]]:
-    """The checked table, with the qid codes and sorted qids that the checks computed."""
+def _read(source: Source, name: str | None, max_problems: int,
+          check_identifiers: bool = False) -> tuple[pa.Table, np.ndarray, list[str]]:
+    """The checked table, with the qid codes and sorted qids that the checks computed. ``check_identifiers``
+    applies the workbench's identifier rules (the ``trec_eval`` drop-in accepts what trec_eval accepts)."""
     name = display_name(source, name)
     problems = Problems(name, max_problems)
     table, lines = read_columns(read_buffer(source), QRELS_COLUMNS, problems, _describe,
@@ -74,6 +76,9 @@ def _read(source: Source, name: str | None, max_problems: int) -> tuple[pa.Table
     docno = table.column("docno")
     if table.num_rows == 0 and not problems:
         problems.add(1, "the file is empty: no judgments")
+    if check_identifiers:
+        identifiers.check_column("qid", table.column("qid"), lines, problems)
+        identifiers.check_column("docno", docno, lines, problems)
     later, first = checks.duplicate_rows(codes, len(qids), docno)
     if later.size:
         shown = np.argsort(later, kind="stable")[: problems.cap]

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from workbench.formats import checks
+from workbench.formats import checks, identifiers
 from workbench.formats.columns import Column, LineMap, read_columns
 from workbench.formats.errors import Problems
 from workbench.formats.run_warnings import run_warnings
@@ -82,6 +82,8 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
     rank = table.column("rank").to_numpy()
     docno = table.column("docno")
     _check_empty(table, problems)
+    for kind in ("qid", "docno", "tag"):
+        identifiers.check_column(kind, table.column(kind), lines, problems)
     _check_scores(score, lines, problems)
     if trec_eval_rules:
         tags = [table.column("tag")[-1].as_py()] if table.num_rows else []

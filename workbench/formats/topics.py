@@ -21,10 +21,11 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from workbench.formats import identifiers
 from workbench.formats.errors import FormatError, Problems
 from workbench.formats.sources import Source, display_name, open_text
 
@@ -49,7 +50,7 @@ def read_topics(source: Source, *, name: str | None = None, format: str | None =
     'Organized Crime'
     """
     name = display_name(source, name)
-    with open_text(source) as handle:
+    with open_text(source, errors="surrogateescape") as handle:  # bytes that are not UTF-8 are refused below
         text = handle.read()
     text = text.removeprefix("\ufeff")
     chosen = format or detect_format(text)
@@ -59,13 +60,29 @@ def read_topics(source: Source, *, name: str | None = None, format: str | None =
     found = FORMATS[chosen][1](text, problems)
     seen: dict[str, int] = {}
     for line, record in found:
+        for problem in _record_problems(record):
+            problems.add(line, problem)
         if record.qid in seen:
             problems.add(line, f"topic {record.qid!r} appears more than once (first at line {seen[record.qid]})")
         seen.setdefault(record.qid, line)
     if not found and not problems:
         problems.add(1, f"no topics found (read as {chosen})")
     problems.raise_if_any()
-    return [record for _, record in found]
+    return [_cleaned(record) for _, record in found]
+
+
+def _cleaned(record: TopicRecord) -> TopicRecord:
+    return replace(record, title=identifiers.clean_text(record.title),
+                   description=identifiers.clean_text(record.description),
+                   narrative=identifiers.clean_text(record.narrative),
+                   extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
+
+
+def _record_problems(record: TopicRecord) -> list[str]:
+    found = [identifiers.identifier_problem("qid", record.qid)]
+    found += [identifiers.text_problem(f"topic {record.qid!r}'s {field}", getattr(record, field))
+              for field in ("title", "description", "narrative")]
+    return [problem for problem in found if problem]
 
 
 def _looks_like_xml(head: str) -> bool:
