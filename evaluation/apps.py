@@ -5,9 +5,8 @@ class EvaluationConfig(AppConfig):
     name = "evaluation"
 
     def ready(self) -> None:
-        from judging.extensions import register_ranking_agreement  # app registry: models load after ready()
-
         from evaluation.reusability import ranking_agreement_rows
+        from judging.extensions import register_ranking_agreement  # app registry: models load after ready()
 
         register_ranking_agreement(ranking_agreement_rows)
 

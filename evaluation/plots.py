@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import warnings
 
 import pandas as pd
 
@@ -30,7 +31,11 @@ def warm_up() -> None:
 
 def _svg(fig) -> str:
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight")
+    with warnings.catch_warnings():
+        # text stays text in the SVG (svg.fonttype none): the browser draws any script, whatever fonts
+        # matplotlib has for measuring it
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
     _pyplot().close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog so the SVG can sit inline in HTML
