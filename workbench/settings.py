@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -100,6 +102,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_tables2",
+    "axes",
+    "csp",
     "workbench",
     "pooling",
     "judging",
@@ -114,6 +118,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # last: turns a refused login into the lock-out page
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "workbench.urls"
@@ -162,7 +169,29 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one user name from one
+# address, that pair is locked out for AXES_COOLOFF_MINUTES. Locking the pair rather than the address
+# keeps a lab of assessors behind one NAT address working while one of them is locked out, and an
+# attacker cannot lock everyone out by guessing at every name. Attempts and lock-outs are listed in the
+# admin (Access attempts, Access logs); `manage.py axes_reset_username NAME` unlocks a user.
+AUTHENTICATION_BACKENDS = [
+    "workbench.authentication.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 60))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Behind a reverse proxy every request comes from the proxy's address; name the header in which the
+# proxy passes the client's address (e.g. X-Real-IP), so that lock-outs are per client, not per proxy.
+CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "") or ""
+AXES_CLIENT_IP_CALLABLE = "workbench.authentication.client_ip_address"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -180,9 +209,41 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 # Largest number of documents a run may hold per topic unless a collection says otherwise.
 WORKBENCH_DEFAULT_MAX_DEPTH = env_int("WORKBENCH_DEFAULT_MAX_DEPTH", 1000)
 
-if not DEBUG:
-    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
-    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# HTTPS. Off by default so that `make demo` works over plain http on 127.0.0.1; a deployment behind
+# HTTPS turns them on (the README's "Production settings"), after which `check --deploy` is clean.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+
+
+def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """``X-Forwarded-Proto`` -> ``("HTTP_X_FORWARDED_PROTO", "https")``: the header in which the HTTPS
+    proxy says the client's request was secure. Set it only behind a proxy that sets (and strips) it."""
+    header = env_str(name, "") or ""
+    if not header.strip():
+        return None
+    return "HTTP_" + header.strip().upper().replace("-", "_"), "https"
+
+
+SECURE_PROXY_SSL_HEADER = _proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+
+# Content Security Policy (django-csp): scripts, styles, images and fetches only from this site; no
+# inline script. Inline styles stay allowed: the templates and matplotlib's inline SVG figures use them.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, "'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 LOGGING = {
     "version": 1,

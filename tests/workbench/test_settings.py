@@ -73,3 +73,28 @@ def test_a_database_file_runs_in_wal_mode(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                             env={"PATH": "/usr/bin:/bin", "DEBUG": "1", "WORKBENCH_VAR_DIR": str(tmp_path)})
     assert result.stdout.strip() == "wal", result.stderr
+
+
+def show_settings(env: dict, *names: str) -> subprocess.CompletedProcess:
+    code = ("import os; os.environ['DJANGO_SETTINGS_MODULE']='workbench.settings';"
+            f"from django.conf import settings; print(*[repr(getattr(settings, n)) for n in {list(names)!r}], sep='|')")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={"PATH": "/usr/bin:/bin", **env},
+                          capture_output=True, text=True)
+
+
+def test_https_settings_are_off_locally_and_read_from_the_environment(tmp_path):
+    names = ("SESSION_COOKIE_SECURE", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "SECURE_PROXY_SSL_HEADER")
+    local = show_settings({"WORKBENCH_VAR_DIR": str(tmp_path)}, *names)
+    assert local.stdout.strip() == "False|False|0|None", local.stderr
+    production = show_settings({"WORKBENCH_VAR_DIR": str(tmp_path), "SESSION_COOKIE_SECURE": "1",
+                                "SECURE_SSL_REDIRECT": "yes", "SECURE_HSTS_SECONDS": "31536000",
+                                "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto"}, *names)
+    assert production.stdout.strip() == "True|True|31536000|('HTTP_X_FORWARDED_PROTO', 'https')", production.stderr
+
+
+def test_login_throttling_reads_its_limit_and_cool_off_from_the_environment(tmp_path):
+    result = show_settings({"WORKBENCH_VAR_DIR": str(tmp_path), "AXES_FAILURE_LIMIT": "5",
+                            "AXES_COOLOFF_MINUTES": "15"}, "AXES_FAILURE_LIMIT", "AXES_COOLOFF_TIME")
+    assert result.stdout.strip() == "5|datetime.timedelta(seconds=900)", result.stderr
+    bad = show_settings({"WORKBENCH_VAR_DIR": str(tmp_path), "AXES_FAILURE_LIMIT": "ten"}, "AXES_FAILURE_LIMIT")
+    assert bad.returncode != 0 and "AXES_FAILURE_LIMIT='ten' is not an integer" in bad.stderr
