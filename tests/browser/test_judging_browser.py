@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import expect
 
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem, Judgment
@@ -45,18 +46,18 @@ def test_assessor_logs_in_judges_with_the_keyboard_and_revises(page, live_server
 
     page.keyboard.press("2")  # Highly relevant, then the next document
     page.wait_for_url(re.compile(r"/judge/item/\d+/$"))
-    page.wait_for_function("document.querySelector('[role=progressbar]').getAttribute('aria-valuenow') === '1'")
+    expect(page.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "1")
     assert "Text of d3" in page.content()
 
     page.keyboard.press("0")
-    page.wait_for_function("document.querySelector('[role=progressbar]').getAttribute('aria-valuenow') === '2'")
+    expect(page.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "2")
     assert "Text of d1" in page.content()
 
     page.keyboard.press("ArrowLeft")  # back to d3 to revise it
-    page.wait_for_function("document.body.innerText.includes('Text of d3')")
+    expect(page.locator("main")).to_contain_text("Text of d3")
     assert "Your current judgment: Not relevant" in page.inner_text("body")
     page.keyboard.press("1")
-    page.wait_for_function("document.body.innerText.includes('Text of d1')")
+    expect(page.locator("main")).to_contain_text("Text of d1")
 
     latest = {i.docno: i.latest.grade for i in AssignmentItem.objects.select_related("latest") if i.latest}
     assert latest == {"d2": 2, "d3": 1}
@@ -84,5 +85,5 @@ def test_typing_a_comment_does_not_judge(page, live_server, assigned):
     page.get_by_label("Comment").fill("mentions 2 telescopes")
     assert Judgment.objects.count() == 0
     page.get_by_role("button", name=re.compile("Relevant$")).first.click()
-    page.wait_for_function("document.querySelector('[role=progressbar]').getAttribute('aria-valuenow') === '1'")
+    expect(page.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "1")
     assert Judgment.objects.get().comment == "mentions 2 telescopes"
