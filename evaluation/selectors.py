@@ -133,7 +133,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
             "pool": None if pool is None else pool.name, "pool_size": pool_size, "judged": int(len(mine)),
             "relevant": int((mine["rel"] >= snap.relevant_from).sum()), "relevant_by_depth": by_depth,
             "measures": names, "runs": runs,
-            "recall": estimate.iloc[0].to_dict() if len(estimate) else None}
+            "recall": _defined(estimate.iloc[0].to_dict()) if len(estimate) else None}
 
 
 @cache.reads
@@ -209,3 +209,8 @@ def assessor_names(collection: Collection) -> list[str]:
     """Who judged the collection (assessors and imported qrels; adjudicators left out)."""
     judgments = assessor_judgments(collection)
     return sorted(judgments["assessor"].unique()) if len(judgments) else []
+
+
+def _defined(row: dict) -> dict:
+    """A row for a page: undefined numbers (NaN) as None, so that a template shows nothing rather than "nan"."""
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}

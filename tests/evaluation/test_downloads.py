@@ -101,3 +101,10 @@ def test_report_tables_export_as_csv(client, judged, organizer):
     lines = response.content.decode().splitlines()
     assert lines[0].startswith("Topic,alpha,Best,Median,Worst")
     assert len(lines) == 1 + 2  # the two judged topics
+
+
+def test_a_topic_page_never_shows_an_undefined_interval_as_nan(client, judged, organizer):
+    client.force_login(organizer)
+    body = client.get("/collections/robust/topics/301/").content.decode()
+    assert "estimated relevant in total" in body
+    assert "nan" not in body.lower().replace("nanosecond", "")
