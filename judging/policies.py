@@ -72,15 +72,3 @@ def _majority(assessors: np.ndarray, keys: np.ndarray, grades: np.ndarray) -> tu
     single = ~shared
     return (np.concatenate([keys[single], votes["docno"].to_numpy(np.int64)]),
             np.concatenate([grades[single], votes["rel"].to_numpy(np.int64)]))
-
-
-def _majority(assessors: np.ndarray, keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(document key, rel) by majority_qrels' rule; a document judged once keeps its grade."""
-    shared = pd.Series(keys).duplicated(keep=False).to_numpy()
-    if not shared.any():
-        return keys, grades
-    votes = majority_qrels(pd.DataFrame({"assessor": assessors[shared], "qid": 0, "docno": keys[shared],
-                                         "grade": grades[shared]}), tie="lower")
-    single = ~shared
-    return (np.concatenate([keys[single], votes["docno"].to_numpy(np.int64)]),
-            np.concatenate([grades[single], votes["rel"].to_numpy(np.int64)]))
