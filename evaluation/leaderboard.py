@@ -240,8 +240,9 @@ def _run_score(tag: str, s: Scores, snap, names: list[str], robust_names: list[s
     contributed = snap.contributed[tag]
     judged = {k: float(s.aggregate.get(f"judged_{k}", np.nan)) for k in depths}
     flags = [] if contributed else [NOT_CONTRIBUTED]
-    if judged[10] < threshold:
-        flags.append(f"judged@10 = {judged[10]:.2f} < {threshold:.2f}")
+    # judged@10 is a mean of fractions: 0.8 may come out as 0.7999999999999999, which is not below 0.8
+    if round(judged[10], 9) < round(threshold, 9):
+        flags.append(f"judged@10 = {_below(judged[10], threshold)} < {threshold:.2f}")
     ci = {n: t_interval(np.asarray(s.values[n], dtype=float)) if n in s.values else (np.nan, np.nan)
           for n in names}
     robust = {n: s.aggregate[n] for n in robust_names if n in s.aggregate}
@@ -255,6 +256,16 @@ def _run_score(tag: str, s: Scores, snap, names: list[str], robust_names: list[s
                     measures={n: s.aggregate[n] for n in names if n in s.aggregate},
                     judged_at_10=judged[10], judged_at_k=judged, flags=flags, ci=ci, letter=letter, rank=0,
                     robust=robust, worse_than_best=worse, p_vs_best=p_best, topics=len(s.qids), notes=notes)
+
+
+def _below(value: float, threshold: float) -> str:
+    """``value`` with two decimals, or as many more as it takes to show it is below ``threshold``
+    (0.7999 is "0.7999", not "0.80 < 0.80")."""
+    for digits in range(2, 7):
+        text = f"{value:.{digits}f}"
+        if float(text) < threshold:
+            return text
+    return f"{value:.6f}"
 
 
 class _PerTopic(Mapping):

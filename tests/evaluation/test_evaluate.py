@@ -236,3 +236,19 @@ def test_a_run_imported_after_the_pool_was_built_did_not_contribute(track, tmp_p
     board = selectors.leaderboard(track, measures=["map"])
     newcomer = next(r for r in board.runs if r.tag == "newcomer")
     assert not newcomer.contributed and "did not contribute to the pool" in newcomer.flags
+
+
+def test_a_judged_flag_shows_enough_digits_to_be_below_its_threshold():
+    from evaluation.leaderboard import _below
+
+    assert _below(0.10, 0.15) == "0.10"
+    assert _below(0.79999, 0.8) == "0.79999"  # not "0.80 < 0.80"
+
+
+def test_a_judged_fraction_below_its_threshold_by_float_noise_only_is_not_flagged(track):
+    from evaluation.selectors import leaderboard
+
+    judged = {r.tag: r.judged_at_10 for r in leaderboard(track).runs}
+    board = leaderboard(track, judged_threshold=judged["late"] + 1e-12)
+    late = next(r for r in board.runs if r.tag == "late")
+    assert not any(flag.startswith("judged@10") for flag in late.flags)
