@@ -239,3 +239,17 @@ def test_an_adaptive_pool_does_not_ask_again_for_a_document_the_collection_has_j
         judgment_record(item_id=item.pk, user=assessor, grade=0, client_token=f"j{n}")
     assert PoolEntry.objects.filter(pool=pool, topic__qid="301").count() == 3, "the budget counts the judged one"
     assert AssignmentItem.objects.filter(assignment__assessor=assessor).count() == 2
+
+
+def test_a_bigger_budget_offers_the_next_document_to_the_assessors_of_the_topic(track, assessor):
+    run("build_pool", "robust", "--strategy", "mtf", "--budget", "1", "--depth", "4", "--seed", "1")
+    pool = Pool.objects.get()
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    item = AssignmentItem.objects.get(assignment__assessor=assessor)
+    judgment_record(item_id=item.pk, user=assessor, grade=1, client_token="first")
+    assert not AssignmentItem.objects.filter(latest__isnull=True).exists(), "the budget of one is spent"
+    out = run("build_pool", "robust", "--strategy", "mtf", "--budget", "2", "--depth", "4", "--seed", "1")
+    assert "added 1 documents in round 2" in out, "one more on 301; 302's first still waits for a judgment"
+    queued = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True)
+    assert [i.docno for i in queued] == list(PoolEntry.objects.filter(pool=pool, topic__qid="301")
+                                             .order_by("judging_order").values_list("docno", flat=True))[1:]
