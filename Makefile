@@ -18,9 +18,11 @@ venv: $(VENV)/.installed
 migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 
+# The web server and a background worker (jobs: release bundles, ...), stopped together with Ctrl-C.
 demo: $(VENV)/.installed migrate
 	$(PY) manage.py build_demo
 	@echo "Serving on http://127.0.0.1:$(PORT)/  (users: organizer / assessor / assessor2, password: demo)"
+	$(PY) manage.py db_worker --no-reload & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 # Browser tests need Debian's chromium (.ci/run installs it); without it they are left out, with a notice.

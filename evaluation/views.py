@@ -3,8 +3,8 @@ PR curves, reusability, and downloads (qrels, pool, release bundle)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
@@ -14,10 +14,12 @@ from evaluation.access import results_view
 from evaluation.engine.significance import CORRECTIONS, TESTS
 from evaluation.scoring import EvaluationError
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
+from evaluation.tasks import build_release
 from judging.qrels import QRELS_POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
-from workbench.models import Collection
+from workbench import jobs
+from workbench.models import Collection, Job
 from workbench.selectors import is_organizer
 
 TEST_NAMES = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign", "randomization": "randomisation"}
@@ -89,12 +91,27 @@ def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 @results_view()
 def download_release(request: HttpRequest, collection: Collection) -> HttpResponse:
-    policy = request.GET.get("policy", "adjudicated")
+    """POST: build the release bundle in the background (a job), then follow it on the job's page; the bundle
+    is never built inside a request."""
+    if request.method != "POST":
+        return redirect("evaluation:downloads", slug=collection.slug)
+    policy = request.POST.get("policy", "adjudicated")
     if policy not in QRELS_POLICIES:
         return HttpResponse(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})", status=400,
                             content_type="text/plain; charset=utf-8")
-    bundle = release.release_bundle(collection, policy=policy)
-    return _attachment(bundle.data, bundle.filename, "application/zip")
+    job = jobs.job_start(build_release, kind="release bundle", user=request.user, collection=collection,
+                         params={"policy": policy})
+    return redirect("job", job_id=job.pk)
+
+
+@results_view()
+def download_release_file(request: HttpRequest, collection: Collection, job_id: int) -> HttpResponse:
+    """The zip a release job built (anyone who may see the collection's results may download it)."""
+    job = Job.objects.filter(pk=job_id, collection=collection, kind="release bundle", status=Job.Status.DONE).first()
+    path = jobs.job_output(job, job.result.get("file", "")) if job is not None else None
+    if path is None or not path.is_file():
+        raise Http404("No such release bundle.")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip")
 
 
 # --- leaderboard and reports ----------------------------------------------------------------------

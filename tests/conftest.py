@@ -8,6 +8,13 @@ from django.contrib.auth.models import Group, User
 from tests import factories
 
 
+@pytest.fixture(autouse=True)
+def jobs_run_at_once(settings):
+    """Background jobs run when they are started (django-tasks' immediate backend), so a test sees their
+    result; tests/workbench/test_jobs.py runs them through db_worker, as a deployment does."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
 @pytest.fixture
 def organizer(db) -> User:
     user = User.objects.create_user("olivia", password="pw-organizer")

@@ -62,7 +62,8 @@ def site(db, tmp_path):
                ["", "downloads/", "leaderboard/", "runs/alpha/", "runs/nope/", "topics/301/", "topics/999/",
                 "significance/", "curves/", "reusability/", "pool/", "downloads/qrels.txt", "downloads/pool.txt",
                 "downloads/release.zip"]],
-             "/collections/nope/leaderboard/", "/accounts/login/"]
+             "/collections/nope/leaderboard/", "/accounts/login/", "/jobs/1/", "/jobs/999999/",
+             f"/collections/{slug}/downloads/release/1/"]
     clients = {"anonymous": Client(raise_request_exception=False)}
     for role, user in [("organizer", organizer), ("assessor", assessor), ("researcher", researcher)]:
         clients[role] = Client(raise_request_exception=False)

@@ -146,3 +146,49 @@ class RunData(models.Model):
 
     class Meta:
         verbose_name_plural = "run data"
+
+
+class Job(models.Model):
+    """Long work (an import, a pool build, a release bundle) run in the background by ``db_worker``.
+
+    The task that runs it (an app's ``tasks.py``) records its progress here, so that the page that
+    started it can show where it is; a job that fails says why in one line. See ``workbench.jobs``.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=64, help_text="What the job does, e.g. 'release bundle'.")
+    collection = models.ForeignKey(Collection, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="jobs")
+    started_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="jobs")
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    step = models.CharField(max_length=500, blank=True, help_text="What the job is doing now.")
+    error = models.TextField(blank=True, help_text="Why the job failed, in one line.")
+    result = models.JSONField(default=dict, blank=True)
+    task_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.done / self.total) if self.total else (100 if self.status == "done" else 0)

@@ -102,6 +102,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_tables2",
+    "django_tasks",
+    "django_tasks_db",
     "axes",
     "csp",
     "workbench",
@@ -122,6 +124,12 @@ MIDDLEWARE = [
     # last: turns a refused login into the lock-out page
     "axes.middleware.AxesMiddleware",
 ]
+
+# Background jobs (Django's tasks API through django-tasks): the database backend, run by
+# `manage.py db_worker`, so the embedded default needs no broker and several machines' workers can share
+# a PostgreSQL database.
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+                     "QUEUES": ["default"]}}
 
 ROOT_URLCONF = "workbench.urls"
 

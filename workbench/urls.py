@@ -7,6 +7,7 @@ from workbench import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("jobs/<int:job_id>/", views.job, name="job"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("judge/", include("judging.urls")),
     path("collections/", include("evaluation.urls")),

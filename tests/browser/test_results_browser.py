@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from tests import factories
 from tests.browser.conftest import log_in
@@ -130,13 +132,18 @@ def test_pr_curves_are_drawn_for_the_chosen_runs(page, live_server, track, scree
     page.screenshot(path=str(screenshot_dir / "pr-curves.png"), full_page=True)
 
 
-def test_overview_and_downloads_pages(page, live_server, track):
+def test_overview_and_downloads_pages(page, live_server, track, screenshot_dir):
     log_in(page, live_server, "olga", "organize")
     page.goto(f"{live_server.url}/collections/robust/")
     assert page.get_by_role("progressbar", name="Pool judged").get_attribute("aria-valuenow") is not None
     page.goto(f"{live_server.url}/collections/robust/downloads/")
+    page.get_by_role("button", name="Build the release bundle").click()  # a background job, then its page
+    page.wait_for_url(re.compile(r"/jobs/\d+/$"))
+    link = page.get_by_role("link", name=re.compile(r"^Download robust-release-"))
+    expect(link).to_be_visible()
+    page.screenshot(path=str(screenshot_dir / "release-job.png"), full_page=True)
     with page.expect_download() as info:
-        page.get_by_role("link", name="Download the release bundle").click()
+        link.click()
     assert info.value.suggested_filename.startswith("robust-release-")
 
 

@@ -50,11 +50,22 @@ def test_qrels_download_offers_graded_binary_and_per_assessor_files(client, judg
     assert nist.splitlines() == ["301 0 a 2", "301 0 b 0", "302 0 c 1"]
 
 
+def build_release(client, slug: str = "robust", policy: str = "adjudicated"):
+    """Ask for the bundle (a background job; the tests' task backend runs it at once), follow the job's
+    page to its download link, and download it."""
+    started = client.post(f"/collections/{slug}/downloads/release.zip", {"policy": policy})
+    assert started.status_code == 302 and started["Location"].startswith("/jobs/")
+    page = client.get(started["Location"])
+    assert page.status_code == 200 and "Done" in page.content.decode()
+    link = page.context["job"].result["url"]
+    return client.get(link)
+
+
 def test_the_release_bundle_holds_every_file_with_a_matching_checksum(client, judged, organizer):
     client.force_login(organizer)
-    response = client.get("/collections/robust/downloads/release.zip")
+    response = build_release(client)
     assert response["Content-Type"] == "application/zip"
-    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     names = {n.split("/", 1)[1] for n in archive.namelist()}
     assert {"README.md", "topics.jsonl", "qrels.txt", "qrels.binary.txt", "runs.csv", "pool.txt", "pool.json",
             "qrels-by-assessor/nist.txt", "qrels-by-assessor/second.txt", "agreement/pairs.csv"} <= names
@@ -70,10 +81,10 @@ def test_the_release_bundle_holds_every_file_with_a_matching_checksum(client, ju
 
 def test_researchers_download_only_where_the_organizer_allows(client, judged, researcher):
     client.force_login(researcher)
-    assert client.get("/collections/robust/downloads/release.zip").status_code == 403
+    assert client.post("/collections/robust/downloads/release.zip").status_code == 403
     judged.researchers_may_download = True
     judged.save()
-    assert client.get("/collections/robust/downloads/release.zip").status_code == 200
+    assert build_release(client).status_code == 200
     assert client.get("/collections/robust/downloads/qrels.txt").status_code == 200
 
 
@@ -84,6 +95,7 @@ def test_assessors_cannot_download_qrels_pools_or_bundles(client, judged, assess
     for path in ["/collections/robust/", "/collections/robust/downloads/", "/collections/robust/downloads/qrels.txt",
                  "/collections/robust/downloads/pool.txt", "/collections/robust/downloads/release.zip"]:
         assert client.get(path).status_code == 403, path
+    assert client.post("/collections/robust/downloads/release.zip").status_code == 403
 
 
 def test_the_overview_shows_topics_runs_pool_and_progress(client, judged, organizer):

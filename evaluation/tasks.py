@@ -1,0 +1,24 @@
+"""Evaluation's background jobs (run by ``manage.py db_worker``; see ``workbench.jobs``)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django_tasks import task
+
+from evaluation import release
+from workbench import jobs
+from workbench.models import Job
+
+
+@task()
+def build_release(job_id: int) -> None:
+    """The release bundle of the job's collection, as a zip kept with the job for download."""
+    with jobs.running(job_id) as progress:
+        job: Job = progress.job
+        progress.step("reading the topics, the qrels, the pool and the runs")
+        bundle = release.release_bundle(job.collection, policy=job.params.get("policy", "adjudicated"))
+        progress.step("writing the zip")
+        jobs.write_output(job, bundle.filename, bundle.data)
+        progress.finish(file=bundle.filename, files=len(bundle.files),
+                        url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
+                        label=f"Download {bundle.filename}")
