@@ -20,6 +20,8 @@ import pandas as pd
 
 from judging import qrels as judged
 from judging import selectors as judging_selectors
+from judging.completeness import topic_completeness
+from judging.exchange import judgments_jsonl
 from pooling import selectors as pooling_selectors
 from workbench.formats import write_qrels
 from workbench.models import Collection
@@ -101,6 +103,7 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         "runs.csv": _runs_csv(collection),
         "pool.txt": pool_text(collection),
         "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
+        "judgments.jsonl": judgments_jsonl(collection),
     }
     judgments = judged.assessor_judgments(collection)
     for assessor in sorted(judgments["assessor"].unique()) if len(judgments) else []:
@@ -119,6 +122,18 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
             archive.writestr(f"{collection.slug}/{name}", text)
     stamp = datetime.now(UTC).strftime("%Y%m%d")
     return Bundle(filename=f"{collection.slug}-release-{stamp}.zip", data=buffer.getvalue(), files=checksums)
+
+
+def _completeness_lines(collection: Collection) -> list[str]:
+    state = topic_completeness(collection)
+    lines = [f"- topics fully judged (every pooled document): {len(state.complete)}"]
+    if state.partial:
+        lines.append(f"- topics partly judged: {len(state.partial)} — " + ", ".join(
+            f"{qid} ({done} of {pooled})" for qid, (done, pooled) in state.partial.items())
+            + "; their unjudged pooled documents count as non-relevant")
+    if state.unjudged:
+        lines.append(f"- pooled topics with no judgment yet: {len(state.unjudged)} ({', '.join(state.unjudged)})")
+    return lines
 
 
 def _count_lines(text: str) -> int:
@@ -145,6 +160,7 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
         f"- judgments in qrels.txt: {len(qrels)} on {qrels['qid'].nunique() if len(qrels) else 0} topics, "
         f"{relevant} relevant (grade >= {collection.relevant_from})",
         f"- pooled documents (pool.txt): {_count_lines(files['pool.txt'])}",
+        *_completeness_lines(collection),
         "",
         "## Files",
         "",
@@ -158,6 +174,9 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
         "parameters, seed, rounds).",
         "- `agreement/`: agreement between assessors who judged the same documents (Cohen's kappa, "
         "Krippendorff's alpha).",
+        "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
+        "comment and supporting passage, time spent, and which record revised which (`manage.py "
+        "import_judgments` reads it back).",
         "",
         "Unjudged documents count as non-relevant in trec_eval's measures; use bpref or condensed-list measures "
         "for runs with many unjudged documents.",

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django_tasks import task
 
 from evaluation import release
+from evaluation.report import evaluation_report
 from workbench import jobs
 from workbench.models import Job
 
@@ -20,5 +21,19 @@ def build_release(job_id: int) -> None:
         progress.step("writing the zip")
         jobs.write_output(job, bundle.filename, bundle.data)
         progress.finish(file=bundle.filename, files=len(bundle.files),
+                        url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
+                        label=f"Download {bundle.filename}")
+
+
+@task()
+def evaluate_collection(job_id: int) -> None:
+    """Every run scored (per topic too) and leave-one-out by run and by team, as a zip kept with the job."""
+    with jobs.running(job_id) as progress:
+        job: Job = progress.job
+        bundle = evaluation_report(job.collection, measures=job.params.get("measures") or None,
+                                   policy=job.params.get("policy", "adjudicated"), step=progress.step)
+        progress.step("writing the zip")
+        jobs.write_output(job, bundle.filename, bundle.data)
+        progress.finish(file=bundle.filename,
                         url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
                         label=f"Download {bundle.filename}")

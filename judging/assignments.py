@@ -94,15 +94,22 @@ def assignments_create(*, pool: Pool, assessors: Sequence[User], topics: Sequenc
     assessors = list(dict.fromkeys(assessors))
     if not assessors:
         raise AssignmentRefused("name at least one assessor")
-    if overlap < 1 or overlap > len(assessors):
-        raise AssignmentRefused(f"overlap {overlap} needs between 1 and {len(assessors)} assessors")
     holders = _holders(pool)
     rows = _not_judged_elsewhere(pool, _rows_to_assign(pool, topics), holders)
     if not rows:
         raise AssignmentRefused(f"pool {pool} has no documents for these topics")
+    # those who hold a document already count towards its overlap: a second assessor for a topic is
+    # overlap 2 with the new assessor named
+    held = max((len(holders.get((topic, docno), ())) for topic, docno, _ in rows), default=0)
+    if overlap < 1 or overlap > len(assessors) + held:
+        raise AssignmentRefused(f"overlap {overlap} needs between 1 and {len(assessors) + held} assessors "
+                                f"({len(assessors)} named, up to {held} holding these documents already)")
     lengths = _pool_lengths(pool)
     pieces = allocate(rows, holders=holders, lengths=lengths, load=_current_load(pool, assessors, lengths),
                       overlap=overlap, batch_size=batch_size)
+    if not pieces:
+        raise AssignmentRefused(f"nothing to assign: every document of these topics already has {overlap} "
+                                f"assessor{'s' if overlap > 1 else ''} (raise the overlap to add one)")
     return _write_pieces(pool, pieces, {a.pk: a for a in assessors}, created_by)
 
 

@@ -5,8 +5,16 @@ from pooling.models import Pool, PoolEntry, PoolProvenance
 
 @admin.register(Pool)
 class PoolAdmin(admin.ModelAdmin):
+    """Pools are built from runs (the console's Pools page or build_pool): shown here, not made or edited."""
+
     list_display = ["__str__", "strategy", "order", "seed", "created_at", "updated_at"]
     list_filter = ["collection", "strategy"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(PoolEntry)
@@ -17,6 +25,12 @@ class PoolEntryAdmin(admin.ModelAdmin):
     search_fields = ["docno", "topic__qid"]
     list_select_related = ["pool__collection", "topic"]
     show_full_result_count = False
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(PoolProvenance)

@@ -23,7 +23,7 @@ from pooling.strategies import registry
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
-__all__ = ["PoolBuildSummary", "PoolRefused", "pool_build", "seed_from"]
+__all__ = ["PoolBuildSummary", "PoolRefused", "pool_build", "runs_for", "seed_from"]
 
 @dataclass(frozen=True)
 class PoolBuildSummary:
@@ -36,7 +36,8 @@ class PoolBuildSummary:
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent: "read runs", "pool", "write"
 
 
-def _runs_for(collection: Collection, tags: Sequence[str] | None):
+def runs_for(collection: Collection, tags: Sequence[str] | None):
+    """The runs to pool (the named ones, or every contributing run): frames, teams and priorities by tag."""
     if tags:
         known = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         unknown = [t for t in tags if t not in known]
@@ -114,7 +115,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     except registry.StrategyRefused as exc:
         raise PoolRefused(str(exc)) from None
     clock = time.perf_counter()
-    frames, teams, priorities = _runs_for(collection, tags)
+    frames, teams, priorities = runs_for(collection, tags)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
     params = {"runs": sorted(frames), "depth": depth, "budget": budget, "total_budget": total_budget,

@@ -25,7 +25,9 @@ def organizer(db) -> User:
 
 @pytest.fixture
 def assessor(db) -> User:
-    return User.objects.create_user("arthur", password="pw-assessor")
+    user = User.objects.create_user("arthur", password="pw-assessor")
+    user.groups.add(Group.objects.get_or_create(name="assessors")[0])
+    return user
 
 
 @pytest.fixture

@@ -36,3 +36,13 @@ class RunAdmin(admin.ModelAdmin):
     search_fields = ["tag", "team", "description"]
     readonly_fields = ["source_file", "imported_at", "num_topics", "num_entries", "sha256"]
     list_select_related = ["collection"]
+    fields = ["collection", "tag", "team", "description", "contributes", "pool_priority", "source_file",
+              "imported_at", "num_topics", "num_entries", "sha256"]
+
+    def has_add_permission(self, request) -> bool:
+        """A run comes with its ranked lines: upload it (console, import_runs or the participant portal)."""
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        # the tag names the run in pools' provenance and in judged results: fixed once imported
+        return [*self.readonly_fields, "collection", "tag"] if obj is not None else self.readonly_fields

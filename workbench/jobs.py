@@ -33,8 +33,10 @@ from workbench.models import Collection, Job
 
 __all__ = ["STALE_AFTER", "Progress", "job_output", "job_start", "job_view_state", "running", "write_output"]
 
-#: a running job that has not reported for this long has lost its worker
-STALE_AFTER = timedelta(minutes=10)
+#: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
+STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
+#: problems a failed job's report lists (the count of the others is kept)
+MAX_PROBLEMS = 1000
 
 
 def job_start(task, *, kind: str, user=None, collection: Collection | None = None, params: dict | None = None
@@ -87,6 +89,10 @@ def running(job_id: int) -> Iterator[Progress]:
         yield progress
     except Exception as exc:  # noqa: BLE001 - any failure of the work is the job's, told in one line
         job.status, job.error = Job.Status.FAILED, _one_line(exc)
+        problems = getattr(exc, "problems", None)
+        if problems:  # the report lists every problem (file:line: what), not only the first
+            job.result = {"problems": [str(p)[:1000] for p in problems[:MAX_PROBLEMS]],
+                          "more_problems": max(0, len(problems) - MAX_PROBLEMS)}
     else:
         job.status = Job.Status.DONE
     job.finished_at = job.heartbeat_at = timezone.now()
@@ -109,9 +115,16 @@ def write_output(job: Job, filename: str, data: bytes) -> Path:
     return path
 
 
+def _duration(span: timedelta) -> str:
+    seconds = int(span.total_seconds())
+    return f"{seconds // 60} minutes" if seconds >= 120 else f"{seconds} seconds"
+
+
 def job_view_state(job: Job) -> tuple[str, str]:
     """(status, error) as a page shows them: a running job without a heartbeat for ``STALE_AFTER`` has lost
     its worker (killed, or the machine restarted) and is shown as failed."""
-    if job.status == Job.Status.RUNNING and job.heartbeat_at and timezone.now() - job.heartbeat_at > STALE_AFTER:
-        return Job.Status.FAILED, "the worker stopped before the job finished (no progress for 10 minutes)"
+    stale = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", STALE_AFTER.total_seconds()))
+    if job.status == Job.Status.RUNNING and job.heartbeat_at and timezone.now() - job.heartbeat_at > stale:
+        return Job.Status.FAILED, (f"the worker stopped before the job finished (no progress for "
+                                   f"{_duration(stale)}); nothing it was writing was kept")
     return job.status, job.error

@@ -30,6 +30,8 @@ def validate_scale(value) -> None:
     for item in value:
         if not isinstance(item, dict) or not isinstance(item.get("grade"), int) or not item.get("label"):
             raise ValidationError("Each grade needs an integer 'grade' and a 'label'.")
+        if not isinstance(item.get("description", ""), str):
+            raise ValidationError("A grade's 'description' is text.")
         grades.append(item["grade"])
     if grades != sorted(set(grades)):
         raise ValidationError("Grades must be distinct and in increasing order.")
@@ -48,6 +50,7 @@ class Collection(models.Model):
     max_depth = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)],
                                             help_text="Most documents a run may return per topic.")
     researchers_may_download = models.BooleanField(default=False)
+    guidelines = models.TextField(blank=True, default="", db_default="", help_text="Guidelines for assessors (Markdown), shown while they judge.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -63,6 +66,11 @@ class Collection(models.Model):
     @property
     def grade_labels(self) -> dict[int, str]:
         return {item["grade"]: item["label"] for item in self.scale}
+
+    @property
+    def grade_descriptions(self) -> dict[int, str]:
+        """What each grade means, as the organizer defined it (empty where not given)."""
+        return {item["grade"]: item.get("description", "") for item in self.scale}
 
     @property
     def is_binary(self) -> bool:
@@ -188,6 +196,20 @@ class Job(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def shown_params(self) -> dict[str, str]:
+        """The parameters a page shows, as text (not where the uploaded files wait on the server)."""
+        def text(value) -> str:
+            if isinstance(value, bool):
+                return "yes" if value else "no"
+            if isinstance(value, list | tuple):
+                return ", ".join(text(v) for v in value)
+            return "—" if value is None else str(value)
+
+        flat = {**{k: v for k, v in self.params.items() if k not in ("directory", "arguments")},
+                **(self.params.get("arguments") or {})}
+        return {k.replace("_", " "): text(v) for k, v in flat.items() if v not in (None, "", [])}
 
     @property
     def percent(self) -> int:

@@ -27,6 +27,10 @@ def collections_visible_to(user) -> QuerySet[Collection]:
     return Collection.objects.none()
 
 
+class RunDataMissing(ValueError):
+    """A run whose ranked lines are not in the database (removed by hand): pages say so in one line."""
+
+
 def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False) -> dict[str, pd.DataFrame]:
     """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process."""
     # not collection.runs: setting the known collection on each run reads the deferred collection_id (a query per run)
@@ -46,6 +50,10 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
             frames[run.tag] = frame
     if missing:
         blobs = _run_blobs([r.id for r in missing])
+        lost = sorted(run.tag for run in missing if run.id not in blobs)
+        if lost:
+            raise RunDataMissing(f"run {', '.join(map(repr, lost))} of collection {collection.slug!r} has no stored "
+                                 "lines (they were removed outside the workbench): import the run file again")
         for run in missing:
             frame = runstore.decode(blobs[run.id])
             runstore.frame_cache.put((run.id, run.sha256), frame)

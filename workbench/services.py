@@ -7,15 +7,20 @@ transaction: a failed import leaves nothing behind.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from workbench import runstore
+from workbench.bulk import insert_columns
 from workbench.formats import FormatError, iter_documents, read_run, read_topics
 from workbench.models import Collection, Document, Run, RunData, Topic, validate_scale
 
@@ -115,53 +120,88 @@ def _word_count(*texts: str) -> int:
     return sum(len(_WORD.findall(text)) for text in texts)
 
 
-@transaction.atomic
+_SPOOL_SCHEMA = pa.schema([("docno", pa.string()), ("title", pa.string()), ("text", pa.string()),
+                          ("extra", pa.string()), ("length", pa.int64())])
+
+
+def _spool_documents(sources: Sequence[str | Path], spool, batch_size: int,
+                     progress: Callable[[int], None] | None) -> int:
+    """Read and check every document of ``sources`` (no database write yet), spooling them to an Arrow
+    stream in batches; the number of documents."""
+    seen: set[str] = set()
+    columns: dict[str, list] = {name: [] for name in _SPOOL_SCHEMA.names}
+    with pa.ipc.new_stream(spool, _SPOOL_SCHEMA) as writer:
+        def flush() -> None:
+            if columns["docno"]:
+                writer.write_batch(pa.record_batch([pa.array(columns[n], _SPOOL_SCHEMA.field(n).type)
+                                                    for n in _SPOOL_SCHEMA.names], schema=_SPOOL_SCHEMA))
+                if progress:
+                    progress(len(columns["docno"]))
+                for values in columns.values():
+                    values.clear()
+
+        for source in sources:
+            try:
+                for record in iter_documents(source):
+                    if record.docno in seen:
+                        raise ImportRefused([f"{source}: document {record.docno!r} appears more than once"])
+                    seen.add(record.docno)
+                    for name, value in (("docno", record.docno), ("title", record.title), ("text", record.text),
+                                        ("extra", json.dumps(dict(record.extra)) if record.extra else ""),
+                                        ("length", _word_count(record.title, record.text))):
+                        columns[name].append(value)
+                    if len(columns["docno"]) >= batch_size:
+                        flush()
+            except FormatError as exc:
+                raise ImportRefused(exc.problems) from None
+        flush()
+    if not seen:
+        raise ImportRefused([f"{', '.join(map(str, sources))}: no documents found"])
+    return len(seen)
+
+
+def _write_documents(collection: Collection, batch: pa.RecordBatch, replace: bool) -> tuple[int, int]:
+    """One spooled batch into the collection: (created, updated). New documents go in as columns
+    (``insert_columns``: no model instance per row), so the write transaction is short."""
+    docnos = batch.column("docno").to_pylist()
+    existing = dict(collection.documents.filter(docno__in=docnos).values_list("docno", "pk"))
+    if existing and not replace:
+        raise ImportRefused([f"document {d!r} is already in collection {collection.slug!r} "
+                             "(use --replace to update it)" for d in sorted(existing)][:20])
+    if not existing:
+        extra = pc.if_else(pc.equal(batch.column("extra"), ""), "{}", batch.column("extra"))
+        insert_columns(Document, {"docno": batch.column("docno"), "title": batch.column("title"),
+                                  "text": batch.column("text"), "extra": extra, "length": batch.column("length")},
+                       {"collection": collection.pk})
+        return batch.num_rows, 0
+    rows = batch.to_pydict()
+    documents = [Document(collection=collection, docno=docno, title=title, text=text,
+                          extra=json.loads(extra) if extra else {}, length=length, pk=existing.get(docno))
+                 for docno, title, text, extra, length in zip(*(rows[n] for n in _SPOOL_SCHEMA.names), strict=True)]
+    fresh = [d for d in documents if d.pk is None]
+    stale = [d for d in documents if d.pk is not None]
+    Document.objects.bulk_create(fresh, batch_size=len(fresh) or 1)
+    Document.objects.bulk_update(stale, ["title", "text", "extra", "length"], batch_size=len(stale))
+    return len(fresh), len(stale)
+
+
 def documents_import(*, collection: Collection, sources: Sequence[str | Path], replace: bool = False,
                      batch_size: int = 2000,
                      progress: Callable[[int], None] | None = None) -> ImportSummary:
-    """Stream documents from one or more files into the collection in batches."""
-    seen: set[str] = set()
-    created = updated = 0
-    batch: list[Document] = []
+    """Import documents from one or more files, all or none.
 
-    def flush() -> None:
-        nonlocal created, updated
-        if not batch:
-            return
-        docnos = [d.docno for d in batch]
-        existing = dict(collection.documents.filter(docno__in=docnos).values_list("docno", "pk"))
-        if existing and not replace:
-            raise ImportRefused([f"document {d!r} is already in collection {collection.slug!r} "
-                                 "(use --replace to update it)" for d in sorted(existing)][:20])
-        fresh = [d for d in batch if d.docno not in existing]
-        stale = [d for d in batch if d.docno in existing]
-        for doc in stale:
-            doc.pk = existing[doc.docno]
-        Document.objects.bulk_create(fresh, batch_size=batch_size)
-        if stale:
-            Document.objects.bulk_update(stale, ["title", "text", "extra", "length"], batch_size=batch_size)
-        created += len(fresh)
-        updated += len(stale)
-        if progress:
-            progress(len(batch))
-        batch.clear()
-
-    for source in sources:
-        try:
-            for record in iter_documents(source):
-                if record.docno in seen:
-                    raise ImportRefused([f"{source}: document {record.docno!r} appears more than once"])
-                seen.add(record.docno)
-                batch.append(Document(collection=collection, docno=record.docno, title=record.title,
-                                      text=record.text, extra=dict(record.extra),
-                                      length=_word_count(record.title, record.text)))
-                if len(batch) >= batch_size:
-                    flush()
-        except FormatError as exc:
-            raise ImportRefused(exc.problems) from None
-    flush()
-    if not seen:
-        raise ImportRefused([f"{', '.join(map(str, sources))}: no documents found"])
+    Every file is read and checked first, outside any transaction, into a temporary spool (so that
+    assessors' judgments are not kept waiting on the database's write lock while a large corpus is
+    parsed); then one transaction writes the spooled documents. ``progress`` is called with the number
+    of documents read, batch by batch."""
+    with tempfile.TemporaryFile() as spool:
+        _spool_documents(sources, spool, batch_size, progress)
+        spool.seek(0)
+        created = updated = 0
+        with transaction.atomic(), pa.ipc.open_stream(spool) as reader:
+            for batch in reader:
+                fresh, stale = _write_documents(collection, batch, replace)
+                created, updated = created + fresh, updated + stale
     return ImportSummary(created=created, updated=updated)
 
 
@@ -180,6 +220,7 @@ class RunSpec:
 class ImportedRun:
     run: Run
     warnings: tuple[str, ...]
+    metadata: dict | None = None  # the file's metadata header (ir_metadata), if it has one
 
 
 def _sha256_of(source: str | Path) -> str:
@@ -224,13 +265,17 @@ def _store_run(collection: Collection, spec: RunSpec, run_file, blob: bytes) -> 
 
 
 def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
-                max_problems: int = 20, progress: Callable[[int], None] | None = None) -> list[ImportedRun]:
+                max_problems: int = 20, progress: Callable[[int], None] | None = None,
+                accept: Callable[[list], None] | None = None) -> list[ImportedRun]:
     """Validate every run file like a submission checker, then store them all or none.
 
     Files are read, checked and encoded before the transaction that stores them begins, so the
-    database is locked only while the runs are written. ``progress`` is called with 1 after each file
+    database is locked only while the runs are written. ``accept`` sees the checked run files first and
+    may refuse them (:class:`ImportRefused`). ``progress`` is called with 1 after each file
     is validated and after each run is stored."""
     parsed = _parsed_runs(collection, list(specs), max_problems, progress)
+    if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
+        accept([run_file for _, run_file in parsed])
     blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
     tags = [run_file.tag for _, run_file in parsed]
     imported = []
@@ -242,7 +287,7 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
         collection.runs.filter(tag__in=existing).delete()
         for (spec, run_file), blob in zip(parsed, blobs, strict=True):
             run = _store_run(collection, spec, run_file, blob)
-            imported.append(ImportedRun(run=run, warnings=run_file.warnings))
+            imported.append(ImportedRun(run=run, warnings=run_file.warnings, metadata=run_file.metadata))
             if progress:
                 progress(1)
     return imported

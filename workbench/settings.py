@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "pooling",
     "judging",
     "evaluation",
+    "participation",
 ]
 
 MIDDLEWARE = [
@@ -130,6 +131,9 @@ MIDDLEWARE = [
 # a PostgreSQL database.
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
                      "QUEUES": ["default"]}}
+
+#: a running job without progress for this long is shown as failed (its worker was killed or died)
+JOB_STALE_AFTER_SECONDS = env_int("JOB_STALE_AFTER_SECONDS", 600)
 
 ROOT_URLCONF = "workbench.urls"
 
@@ -237,6 +241,15 @@ def _proxy_ssl_header(name: str) -> tuple[str, str] | None:
 
 
 SECURE_PROXY_SSL_HEADER = _proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+
+# E-mail (optional): with EMAIL_HOST set, invitations are also e-mailed; without it, organizers copy the
+# set-password link the people page shows.
+EMAIL_HOST = env_str("EMAIL_HOST", "") or ""
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "") or ""
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "") or ""
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "workbench@localhost") or "workbench@localhost"
 
 # Content Security Policy (django-csp): scripts, styles, images and fetches only from this site; no
 # inline script. Inline styles stay allowed: the templates and matplotlib's inline SVG figures use them.

@@ -6,12 +6,15 @@ from django.shortcuts import redirect, render
 
 from workbench import jobs, selectors
 from workbench.models import Job
+from workbench.people import roles_of
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """Organizers (and researchers) see collections; assessors go straight to their judging queue."""
     if not (selectors.is_organizer(request.user) or selectors.is_researcher(request.user)):
+        if "participant" in roles_of(request.user):
+            return redirect("participation:portal")
         return redirect("judging:queue")
     collections = selectors.collections_visible_to(request.user)
     return render(request, "workbench/home.html", {"collections": collections,
@@ -27,6 +30,6 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
         raise Http404("No such job.")
     status, error = jobs.job_view_state(found)
     context = {"job": found, "status": status, "error": error, "finished": status in ("done", "failed"),
-               "status_label": Job.Status(status).label}
+               "status_label": Job.Status(status).label, "organizer": selectors.is_organizer(request.user)}
     template = "workbench/_job_status.html" if request.GET.get("fragment") else "workbench/job.html"
     return render(request, template, context)

@@ -72,3 +72,38 @@ def test_the_home_page_sends_assessors_to_their_queue(client, assessor, collecti
     client.force_login(assessor)
     response = client.get("/")
     assert response.status_code == 302 and response["Location"] == "/judge/"
+
+
+@pytest.mark.parametrize("path", ["/admin/workbench/run/add/", "/admin/pooling/pool/add/",
+                                  "/admin/pooling/poolentry/add/", "/admin/judging/judgment/add/"])
+def test_the_admin_cannot_make_runs_without_data_or_pools_without_entries(staff_client, path):
+    assert staff_client.get(path).status_code == 403
+    assert staff_client.post(path, {"tag": "empty", "name": "main"}).status_code == 403
+
+
+def test_the_admin_edits_a_runs_safe_fields_but_not_its_tag(staff_client, collection, run_files):
+    from workbench.models import Run
+
+    call_command("import_runs", "robust", str(run_files[0]), stdout=StringIO())
+    run = Run.objects.get()
+    page = staff_client.get(f"/admin/workbench/run/{run.pk}/change/").content.decode()
+    assert 'name="team"' in page and 'name="tag"' not in page
+    response = staff_client.post(f"/admin/workbench/run/{run.pk}/change/", {
+        "team": "lab", "description": "bm25", "contributes": "", "pool_priority": "2", "tag": "renamed"})
+    assert response.status_code == 302
+    run.refresh_from_db()
+    assert (run.tag, run.team, run.contributes, run.pool_priority) == ("alpha", "lab", False, 2)
+
+
+def test_a_run_that_lost_its_data_is_named_on_the_results_pages_not_a_500(client, organizer, collection, run_files):
+    from workbench.models import Run, RunData
+
+    call_command("import_runs", "robust", str(run_files[0]), stdout=StringIO())
+    RunData.objects.all().delete()  # e.g. removed by hand in the database
+    client.force_login(organizer)
+    for page in ["leaderboard/", "significance/", "curves/", "reusability/", "runs/alpha/", ""]:
+        response = client.get(f"/collections/robust/{page}")
+        assert response.status_code < 500, page
+    leaderboard = client.get("/collections/robust/leaderboard/").content.decode()
+    assert "run &#x27;alpha&#x27; of collection &#x27;robust&#x27; has no stored lines" in leaderboard
+    assert Run.objects.count() == 1

@@ -74,3 +74,82 @@ def test_an_unreachable_database_is_one_line_not_a_traceback(tmp_path):
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "database" in result.stderr.lower()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_documents_are_read_and_checked_before_the_write_transaction_opens(tmp_path, monkeypatch):
+    from django.db import connection
+
+    from workbench import services
+
+    collection = factories.collection_with_topics()
+    path = tmp_path / "docs.trec"
+    path.write_text("".join(f"<DOC>\n<DOCNO> d{i} </DOCNO>\ntext {i}\n</DOC>\n" for i in range(5)))
+    in_transaction = []
+    reader = services.iter_documents
+
+    def watched(source):
+        for record in reader(source):
+            in_transaction.append(connection.in_atomic_block)  # would be True while holding the write lock
+            yield record
+
+    monkeypatch.setattr(services, "iter_documents", watched)
+    summary = services.documents_import(collection=collection, sources=[path], batch_size=2)
+    assert summary.created == 5 and in_transaction == [False] * 5
+    assert sorted(collection.documents.values_list("docno", flat=True)) == [f"d{i}" for i in range(5)]
+
+
+def test_imported_documents_keep_their_extra_fields_title_text_and_length(db, tmp_path):
+    from workbench.models import Document
+    from workbench.services import collection_create, documents_import
+
+    collection = collection_create(slug="docs")
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"docno": "a", "title": "A title", "text": "one two three", "url": "http://x/a"}\n'
+                    '{"docno": "b", "text": "only text"}\n')
+    summary = documents_import(collection=collection, sources=[path])
+    assert (summary.created, summary.updated) == (2, 0)
+    a, b = Document.objects.order_by("docno")
+    assert (a.title, a.text, a.extra, a.length) == ("A title", "one two three", {"url": "http://x/a"}, 5)
+    assert (b.title, b.extra, b.length) == ("", {}, 2)
+    path.write_text('{"docno": "a", "title": "New", "text": "t"}\n{"docno": "c", "text": "c"}\n')
+    assert documents_import(collection=collection, sources=[path], replace=True).updated == 1
+    assert Document.objects.get(docno="a").title == "New" and Document.objects.count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("kind", ["topics", "runs", "qrels"])
+def test_topics_runs_and_qrels_are_read_before_the_write_transaction_opens(tmp_path, monkeypatch, kind):
+    from django.db import connection
+
+    from judging import services as judging_services
+    from workbench import services
+
+    collection = factories.collection_with_topics()
+    seen = []
+
+    def watch(module, name):
+        original = getattr(module, name)
+
+        def watched(*args, **kwargs):
+            seen.append(connection.in_atomic_block)  # True would mean the file is read inside the write
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, watched)
+
+    if kind == "topics":
+        watch(services, "read_topics")
+        path = tmp_path / "t.tsv"
+        path.write_text("401\tnew topic\n")
+        services.topics_import(collection=collection, source=path)
+    elif kind == "runs":
+        watch(services, "read_run")
+        path = tmp_path / "r.run"
+        path.write_text(factories.run_lines("r", {"301": ["d1", "d2"]}))
+        services.runs_import(collection=collection, specs=[services.RunSpec(source=path)])
+    else:
+        watch(judging_services, "read_qrels")
+        path = tmp_path / "q.txt"
+        path.write_text("301 0 d1 1\n")
+        judging_services.qrels_import(collection=collection, source=path)
+    assert seen == [False]

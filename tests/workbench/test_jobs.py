@@ -65,3 +65,61 @@ def test_only_organizers_and_whoever_started_a_job_see_it(db, client, organizer,
     assert client.get(f"/jobs/{mine.pk}/").status_code == 200
     client.logout()
     assert client.get(f"/jobs/{mine.pk}/").status_code == 302  # to the login page
+
+
+def test_the_evaluation_report_is_a_job_whose_zip_scores_every_run_per_topic(db, tmp_path, settings, client,
+                                                                               organizer):
+    import csv
+    import io
+    import json
+    import zipfile
+
+    from evaluation.selectors import leaderboard
+
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path)
+    client.force_login(organizer)
+    started = client.post(f"/collections/{collection.slug}/downloads/evaluation/",
+                          {"measures": "map P.10", "policy": "majority"})
+    job = Job.objects.get(kind="evaluation")
+    assert started["Location"] == f"/jobs/{job.pk}/" and job.status == "done", job.error
+    download = client.get(job.result["url"])
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(download.streaming_content)))
+    names = {name.split("/", 1)[1] for name in archive.namelist()}
+    assert {"leaderboard.json", "leaderboard.csv", "per_topic.csv", "leave_one_run_out.csv",
+            "leave_one_team_out.csv"} <= names
+    board = leaderboard(collection, measures=["map", "P.10"], qrels_policy="majority")
+    data = json.loads(archive.read(f"{collection.slug}-evaluation/leaderboard.json"))
+    assert {r["run"]: r["measures"]["map"] for r in data["runs"]} == {r.tag: r.measures["map"] for r in board.runs}
+    rows = list(csv.DictReader(io.StringIO(archive.read(f"{collection.slug}-evaluation/per_topic.csv").decode())))
+    first = board.runs[0]
+    per_topic = {row["topic"]: float(row["value"]) for row in rows
+                 if row["run"] == first.tag and row["measure"] == "map"}
+    assert sum(per_topic.values()) / len(per_topic) == pytest.approx(first.measures["map"])
+
+
+def test_an_evaluation_with_an_unknown_measure_is_refused_on_the_page(db, tmp_path, settings, client, organizer):
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path)
+    client.force_login(organizer)
+    response = client.post(f"/collections/{collection.slug}/downloads/evaluation/", {"measures": "nonsense@@"})
+    assert response.status_code == 400 and "nonsense" in response.content.decode()
+    assert not Job.objects.filter(kind="evaluation").exists()
+
+
+def test_export_release_writes_the_same_bundle_as_the_page_and_refuses_a_bad_path(db, tmp_path):
+    import zipfile
+
+    from django.core.management.base import CommandError
+
+    build_track(tmp_path)
+    out = StringIO()
+    call_command("export_release", "robust", "-o", str(tmp_path / "r.zip"), stdout=out)
+    names = zipfile.ZipFile(tmp_path / "r.zip").namelist()
+    assert "robust/qrels.txt" in names and "robust/README.md" in names and "wrote" in out.getvalue()
+    for bad, message in [(tmp_path, "is a directory"), (tmp_path / "nope" / "r.zip", "no such directory")]:
+        with pytest.raises(CommandError, match=message):
+            call_command("export_release", "robust", "-o", str(bad), stdout=StringIO())
+    with pytest.raises(CommandError, match="no collection 'nope'"):
+        call_command("export_release", "nope", stdout=StringIO())
+    assert not list(tmp_path.glob(".partial.*"))

@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from judging.assignments import assignments_create
@@ -18,6 +18,7 @@ from pooling.services import pool_build
 from workbench.demo.build import build_demo_files
 from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
 from workbench.models import Collection
+from workbench.people import person_set_roles
 from workbench.services import RunSpec, collection_create, documents_import, runs_import, topics_import
 
 DEMO_SLUG = "demo"
@@ -41,11 +42,6 @@ class DemoReport:
     lines: list[str] = field(default_factory=list)
 
 
-def organizers_group() -> Group:
-    group, _ = Group.objects.get_or_create(name="organizers")
-    return group
-
-
 @transaction.atomic
 def demo_users_ensure() -> list[str]:
     """The organizer (staff, so the admin works) and two assessors, each with the password "demo"."""
@@ -57,8 +53,7 @@ def demo_users_ensure() -> list[str]:
             user.is_staff = is_organizer
             user.is_superuser = is_organizer
             user.save()
-            if is_organizer:
-                user.groups.add(organizers_group())
+            person_set_roles(user=user, roles=["organizer"] if is_organizer else ["assessor"])
         names.append(username)
     return names
 

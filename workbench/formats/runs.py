@@ -1,6 +1,7 @@
 """TREC run files: ``qid Q0 docno rank score tag``, read and validated like NIST's submission checkers.
 
-Fields are separated by any whitespace; blank lines are skipped. The second column is ignored.
+Fields are separated by any whitespace; blank lines are skipped. The second column is ignored. Comment
+lines (``#``) before the first run line are its metadata header (ir_metadata; :mod:`run_metadata`).
 Errors (all reported, up to ``max_problems``, each ``path:LINE: message``): wrong column count, a rank
 that is not an integer, a score that is not a finite number, the same docno twice in a topic, a topic
 not in ``known_qids``, more than ``max_depth`` lines for a topic, more than one run tag, no lines.
@@ -26,6 +27,7 @@ import pyarrow.compute as pc
 from workbench.formats import checks, identifiers
 from workbench.formats.columns import Column, LineMap, read_columns
 from workbench.formats.errors import Problems
+from workbench.formats.run_metadata import split_header
 from workbench.formats.run_warnings import run_warnings
 from workbench.formats.sources import Source, display_name, is_path, read_buffer
 
@@ -44,6 +46,8 @@ class RunFile:
     frame: pd.DataFrame
     warnings: tuple[str, ...]
     name: str
+    #: the file's metadata header (ir_metadata's YAML as ``{"ir_metadata": {...}}``), None without one
+    metadata: dict | None = None
 
 
 def _describe(column: str, raw: bytes) -> str:
@@ -75,8 +79,9 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
 
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    table, lines = read_columns(read_buffer(source), RUN_COLUMNS, problems, _describe,
-                                extra_fields=trec_eval_rules, path=source if is_path(source) else None)
+    data, metadata = split_header(read_buffer(source), problems)
+    table, lines = read_columns(data, RUN_COLUMNS, problems, _describe, extra_fields=trec_eval_rules,
+                                path=source if is_path(source) and metadata is None else None)
     qcodes, qids = checks.sorted_categories(table.column("qid"))
     score = table.column("score").to_numpy()
     rank = table.column("rank").to_numpy()
@@ -99,7 +104,7 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
         "rank": rank,
         "score": score,
     })
-    return RunFile(tag=tags[0], frame=frame, warnings=warnings, name=name)
+    return RunFile(tag=tags[0], frame=frame, warnings=warnings, name=name, metadata=metadata)
 
 
 def _check_empty(table: pa.Table, problems: Problems) -> None:

@@ -1,34 +1,7 @@
-from pooling import strategies as S
+from pooling.params import stratum, topic_depths
 from pooling.services import PoolRefused, pool_build, seed_from
 from pooling.strategies import registry
 from workbench.management.base import Error, WorkbenchCommand
-
-
-def _stratum(text: str) -> S.Stratum:
-    """FIRST-LAST:RATE, e.g. 11-100:0.1."""
-    try:
-        span, rate = text.split(":")
-        first, last = span.split("-")
-        return S.Stratum(int(first), int(last), float(rate))
-    except ValueError:
-        raise ValueError(f"stratum {text!r} is not FIRST-LAST:RATE (e.g. 11-100:0.1)") from None
-
-
-def _depths(default: int | None, pairs: list[str], collection) -> dict[str, int]:
-    """{qid: k} for every topic: the named ones from QID=K, the others the default depth."""
-    named = {}
-    for pair in pairs:
-        qid, sep, k = pair.partition("=")
-        if not sep or not k.strip().isdigit() or int(k) < 1:
-            raise ValueError(f"--topic-depth {pair!r} is not QID=K with K a positive integer")
-        named[qid.strip()] = int(k)
-    qids = list(collection.topics.values_list("qid", flat=True))
-    unknown = sorted(set(named) - set(qids))
-    if unknown:
-        raise ValueError(f"--topic-depth names topics not in collection {collection.slug!r}: {', '.join(unknown)}")
-    if default is None and len(named) < len(qids):
-        raise ValueError("give --depth K for the topics --topic-depth does not name")
-    return {q: named.get(q, default) for q in qids}
 
 
 class Command(WorkbenchCommand):
@@ -61,8 +34,8 @@ class Command(WorkbenchCommand):
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
         try:
-            strata = [_stratum(s) for s in opts["strata"]] if opts["strata"] else None
-            depth = _depths(opts["depth"], opts["topic_depth"], collection) if opts["topic_depth"] else opts["depth"]
+            strata = [stratum(s) for s in opts["strata"]] if opts["strata"] else None
+            depth = topic_depths(opts["depth"], opts["topic_depth"], collection) if opts["topic_depth"] else opts["depth"]
             summary = pool_build(collection=collection, name=opts["name"], strategy=opts["strategy"],
                                  depth=depth, budget=opts["budget"], total_budget=opts["total_budget"],
                                  tags=opts["runs"], runs_per_team=opts["runs_per_team"],

@@ -1,0 +1,61 @@
+"""The evaluation report a background job writes: every run scored per topic and on average, and the
+leave-one-out experiment by run and by team, as one zip for organizers' scripts and spreadsheets."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from evaluation.leaderboard import leaderboard
+from evaluation.release import Bundle
+from evaluation.reusability import leave_one_out
+from workbench.models import Collection
+
+__all__ = ["evaluation_report"]
+
+
+def _leaderboard_csv(board) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "team", "contributed", "rank", *board.measures, "judged_at_10", "flags"])
+    for r in board.runs:
+        writer.writerow([r.tag, r.team, "yes" if r.contributed else "no", r.rank,
+                         *(r.measures.get(n, "") for n in board.measures), r.judged_at_10, "; ".join(r.flags)])
+    return out.getvalue()
+
+
+def _per_topic_csv(data: dict) -> str:
+    """Long format: run, measure, topic, value (trec_eval -q's content, one line per value)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["run", "measure", "topic", "value"])
+    for run in data["runs"]:
+        for topic, values in (run.get("per_topic") or {}).items():
+            for measure, value in values.items():
+                writer.writerow([run["run"], measure, topic, "" if value is None else value])
+    return out.getvalue()
+
+
+def evaluation_report(collection: Collection, *, measures: Sequence[str] | None = None,
+                      policy: str = "adjudicated", loo_measure: str = "map",
+                      step: Callable[[str], None] = lambda text: None) -> Bundle:
+    step("scoring every run")
+    board = leaderboard(collection, measures=measures, qrels_policy=policy)
+    data = board.as_dict(per_topic=True)
+    files = {"leaderboard.json": json.dumps(data, indent=1) + "\n", "leaderboard.csv": _leaderboard_csv(board),
+             "per_topic.csv": _per_topic_csv(data)}
+    for by in ("run", "team"):
+        step(f"leaving each {by} out of the pool")
+        if collection.runs.filter(contributes=True).exists():
+            files[f"leave_one_{by}_out.csv"] = leave_one_out(collection, measure=loo_measure, by=by,
+                                                              qrels_policy=policy).table.to_csv(index=False)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(f"{collection.slug}-evaluation/{name}", text)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
+    return Bundle(filename=f"{collection.slug}-evaluation-{stamp}.zip", data=buffer.getvalue(), files={})

@@ -1,0 +1,77 @@
+"""The console's pool form: every strategy and parameter ``manage.py build_pool`` has."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from pooling.models import Pool
+from pooling.params import stratum, topic_depths
+from pooling.strategies import registry
+
+
+class PoolBuildForm(forms.Form):
+    name = forms.SlugField(max_length=64, initial="main",
+                           help_text="Building a pool that exists extends it (same strategy): only new documents are added.")
+    strategy = forms.ChoiceField(choices=[(s.name, s.label) for s in registry.STRATEGIES.values()], initial="depth")
+    depth = forms.IntegerField(min_value=1, max_value=100000, required=False, initial=100,
+                               help_text="k of depth-k pooling; the candidates' depth for the other strategies (default 100).")
+    topic_depth = forms.CharField(required=False, max_length=20000, label="Per-topic depth",
+                                  help_text="QID=K pairs separated by spaces, e.g. 301=50 302=100; other topics get the depth above.")
+    budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments per topic (fusion and adaptive strategies).")
+    total_budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments over all topics.")
+    runs = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
+                                     help_text="Pool only these runs (none ticked: every contributing run).")
+    runs_per_team = forms.IntegerField(min_value=1, max_value=10**6, required=False,
+                                       help_text="Pool only each team's first N runs by their pool priority.")
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, required=False,
+                              help_text="Seed of the shuffle and of sampling (empty: random, and recorded).")
+    order = forms.ChoiceField(choices=Pool.Order.choices, initial=Pool.Order.SHUFFLED, label="Judging order")
+    strata = forms.CharField(required=False, max_length=2000,
+                             help_text="Sampled strategy: FIRST-LAST:RATE separated by spaces, e.g. 1-10:1 11-100:0.1")
+    shared = forms.BooleanField(required=False, help_text="Bandits: credit a judgment to every run that retrieved the document.")
+
+    def __init__(self, *args, collection, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.collection = collection
+        self.fields["runs"].choices = [(tag, f"{tag}{'' if contributes else ' (does not contribute)'}")
+                                       for tag, contributes in collection.runs.values_list("tag", "contributes")]
+
+    def clean_strata(self):
+        text = self.cleaned_data.get("strata", "").strip()
+        try:
+            return [stratum(part) for part in text.split()] if text else None
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+
+    def clean(self):
+        data = super().clean()
+        pairs = (data.get("topic_depth") or "").split()
+        if pairs and not self.errors:
+            try:
+                data["depth_value"] = topic_depths(data.get("depth"), pairs, self.collection)
+            except ValueError as exc:
+                self.add_error("topic_depth", str(exc).replace("--depth K", "a depth").replace("--topic-depth ", ""))
+        else:
+            data["depth_value"] = data.get("depth")
+        return data
+
+    def build_arguments(self, seed: int) -> dict:
+        """Keyword arguments of ``pool_build`` (JSON-serialisable, so a job can carry them)."""
+        data = self.cleaned_data
+        return {"name": data["name"], "strategy": data["strategy"], "depth": data["depth_value"],
+                "budget": data.get("budget"), "total_budget": data.get("total_budget"),
+                "tags": list(data.get("runs") or []) or None, "runs_per_team": data.get("runs_per_team"),
+                "seed": seed, "order": data["order"],
+                "strata": [list(s) for s in data["strata"]] if data.get("strata") else None,
+                "shared": bool(data.get("shared"))}
+
+
+def params_of(arguments: dict) -> registry.PoolParams:
+    """The strategy's parameters from :meth:`PoolBuildForm.build_arguments`."""
+    from pooling import strategies as S
+
+    strata = [S.Stratum(*s) for s in arguments["strata"]] if arguments.get("strata") else None
+    return registry.PoolParams(depth=arguments["depth"], budget=arguments["budget"],
+                               total_budget=arguments["total_budget"], seed=arguments["seed"], strata=strata,
+                               shared=arguments["shared"], runs_per_team=arguments["runs_per_team"])

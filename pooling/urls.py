@@ -1,0 +1,9 @@
+from django.urls import path
+
+from pooling import views
+
+app_name = "pooling"
+
+urlpatterns = [
+    path("", views.pools, name="pools"),
+]

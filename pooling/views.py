@@ -1,0 +1,54 @@
+"""The console's pool page: the collection's pools, and a form to build or extend one (with a preview
+of its size per topic before anything is built); the build itself is a background job."""
+
+from __future__ import annotations
+
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from pooling.entries import PoolRefused
+from pooling.forms import PoolBuildForm, params_of
+from pooling.models import Pool
+from pooling.preview import pool_preview
+from pooling.services import seed_from
+from pooling.tasks import build_pool
+from workbench import jobs
+from workbench.access import organizer_required
+from workbench.models import Collection
+
+
+def _context(collection: Collection, form: PoolBuildForm, preview=None) -> dict:
+    pools = (Pool.objects.filter(collection=collection)
+             .annotate(documents=Count("entries"), topics=Count("entries__topic", distinct=True)))
+    return {"collection": collection, "form": form, "preview": preview, "pools": pools}
+
+
+@organizer_required
+def pools(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    # a link may prefill the form (the participation page: each team's first N runs)
+    initial = {k: v for k, v in request.GET.items() if k in ("name", "strategy", "depth", "runs_per_team")}
+    form = PoolBuildForm(request.POST or None, collection=collection, initial=initial)
+    if request.method != "POST":
+        return render(request, "pooling/pools.html", _context(collection, form))
+    if not form.is_valid():
+        return render(request, "pooling/pools.html", _context(collection, form), status=400)
+    seed = seed_from(form.cleaned_data.get("seed"))
+    arguments = form.build_arguments(seed)
+    if request.POST.get("action") == "build":
+        job = jobs.job_start(build_pool, kind="pool build", user=request.user, collection=collection,
+                             params={"arguments": arguments})
+        return redirect("job", job_id=job.pk)
+    try:
+        preview = pool_preview(collection=collection, name=arguments["name"], strategy=arguments["strategy"],
+                               params=params_of(arguments), tags=arguments["tags"])
+    except PoolRefused as exc:
+        form.add_error(None, str(exc))
+        return render(request, "pooling/pools.html", _context(collection, form), status=400)
+    if form.cleaned_data.get("seed") is None:  # the preview's random seed is the one the build will use
+        data = request.POST.copy()
+        data["seed"] = str(seed)
+        form = PoolBuildForm(data, collection=collection)
+        form.is_valid()
+    return render(request, "pooling/pools.html", _context(collection, form, preview))

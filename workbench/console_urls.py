@@ -1,0 +1,18 @@
+"""The organizer's console: /console/..."""
+
+from django.urls import path
+
+from workbench import console_views, people_views
+
+app_name = "workbench"
+
+urlpatterns = [
+    path("new/", console_views.collection_new, name="collection_new"),
+    path("jobs/", console_views.jobs_list, name="jobs"),
+    path("people/", people_views.people, name="people"),
+    path("people/<int:user_id>/", people_views.person, name="person"),
+    path("<slug:slug>/", console_views.console, name="console"),
+    path("<slug:slug>/edit/", console_views.collection_edit, name="collection_edit"),
+    path("<slug:slug>/upload/", console_views.upload, name="upload"),
+    path("<slug:slug>/document/", console_views.document, name="document"),
+]

@@ -1,0 +1,102 @@
+"""Forms of the organizer's console: a collection's settings, uploads and people."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from workbench.models import Collection, slug_validator, validate_scale
+from workbench.people import ROLE_LABELS
+
+
+class CollectionForm(forms.ModelForm):
+    """Name, description, relevant-from, depth, guidelines; the scale comes from :class:`GradeFormSet`."""
+
+    class Meta:
+        model = Collection
+        fields = ["slug", "name", "description", "relevant_from", "max_depth", "guidelines",
+                  "researchers_may_download"]
+        widgets = {"description": forms.Textarea(attrs={"rows": 3}),
+                   "guidelines": forms.Textarea(attrs={"rows": 10})}
+        help_texts = {"slug": "Short id used in URLs and commands: lowercase letters, digits, '-' and '_'.",
+                      "guidelines": "Markdown. Assessors see this while they judge.",
+                      "researchers_may_download": "Researchers may see results and download the qrels."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["slug"].validators = [slug_validator]
+        if self.instance.pk:  # the slug is in every URL, command and export: fixed once created
+            self.fields["slug"].disabled = True
+
+
+class GradeForm(forms.Form):
+    grade = forms.IntegerField(min_value=-10, max_value=100)
+    label = forms.CharField(max_length=100)
+    description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                  help_text="What an assessor should give this grade for.")
+
+
+class BaseGradeFormSet(forms.BaseFormSet):
+    def scale(self) -> list[dict]:
+        rows = [{k: v for k, v in form.cleaned_data.items() if k in ("grade", "label", "description")}
+                for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        return sorted(rows, key=lambda row: row["grade"])
+
+    def clean(self):
+        if any(self.errors):
+            return
+        try:
+            validate_scale(self.scale())
+        except ValidationError as exc:
+            raise ValidationError(exc.messages) from None
+
+
+GradeFormSet = forms.formset_factory(GradeForm, formset=BaseGradeFormSet, extra=2, can_delete=True, max_num=12,
+                                     absolute_max=12)
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files in one field (Django's documented recipe)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, list | tuple) and not data:
+            return [single(None, initial)]  # "This field is required."
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data]
+        return [single(data, initial)]
+
+
+class UploadForm(forms.Form):
+    """One kind of upload: its files and the options that kind takes (the view shows only those)."""
+
+    files = MultipleFileField(help_text="Plain text or .gz; large files are streamed to disk.")
+    replace = forms.BooleanField(required=False, help_text="Update what is already there instead of refusing.")
+    contributes = forms.BooleanField(required=False, initial=True,
+                                     help_text="The runs contribute documents to the pool.")
+    team = forms.CharField(max_length=200, required=False)
+    pool_priority = forms.IntegerField(min_value=1, initial=1, required=False,
+                                       help_text="The team's priority for pooling: 1 is pooled first.")
+    description = forms.CharField(max_length=2000, required=False)
+    assessor = forms.CharField(max_length=150, required=False,
+                               help_text="Who made these judgments (default: the file's name).")
+
+
+class InviteForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False, help_text="Optional: the link is e-mailed where e-mail is set up.")
+    roles = forms.MultipleChoiceField(choices=list(ROLE_LABELS.items()), widget=forms.CheckboxSelectMultiple,
+                                      initial=["assessor"])
+
+
+class RolesForm(forms.Form):
+    roles = forms.MultipleChoiceField(choices=list(ROLE_LABELS.items()), widget=forms.CheckboxSelectMultiple,
+                                      required=False)
