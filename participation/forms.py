@@ -1,0 +1,68 @@
+"""Forms of participation: the organizer's track settings and teams, and a participant's submission."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+
+from participation.models import Submission, Team, Track, team_name_validator
+
+TOPIC_FIELDS = [("title", "Title"), ("description", "Description"), ("narrative", "Narrative")]
+
+
+class TrackForm(forms.ModelForm):
+    class Meta:
+        model = Track
+        fields = ["open", "opens_at", "closes_at", "max_runs_per_team", "pooled_runs_per_team", "depth",
+                  "require_description", "leaderboard"]
+        widgets = {"opens_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+                   "closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}
+        labels = {"open": "Open for submissions", "opens_at": "Opens (UTC)", "closes_at": "Deadline (UTC)"}
+
+    def clean(self):
+        data = super().clean()
+        if data.get("opens_at") and data.get("closes_at") and data["closes_at"] <= data["opens_at"]:
+            self.add_error("closes_at", "The deadline must come after the opening.")
+        if (data.get("pooled_runs_per_team") or 0) > (data.get("max_runs_per_team") or 0):
+            self.add_error("pooled_runs_per_team", "More runs pooled than a team may submit.")
+        return data
+
+
+class TeamForm(forms.Form):
+    name = forms.CharField(max_length=40, validators=[team_name_validator],
+                           help_text="Short name; the runs' team.")
+    display_name = forms.CharField(max_length=200, required=False)
+    members = forms.CharField(max_length=2000, required=False,
+                              help_text="Accounts of the team's members, separated by spaces or commas "
+                                        "(invite them on the People page with the participant role).")
+
+    def __init__(self, *args, track: Track, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.track = track
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if Team.objects.filter(track=self.track, name__iexact=name).exists():
+            raise ValidationError(f"A team {name!r} exists already in this track.")
+        return name
+
+    def clean_members(self):
+        names = [n for n in self.cleaned_data["members"].replace(",", " ").split() if n]
+        users = list(User.objects.filter(username__in=names, is_active=True))
+        unknown = sorted(set(names) - {u.username for u in users})
+        if unknown:
+            raise ValidationError(f"No active account {', '.join(map(repr, unknown))}.")
+        return users
+
+
+class SubmissionForm(forms.Form):
+    file = forms.FileField(help_text="A TREC run file (qid Q0 docno rank score tag), plain or .gz.")
+    run_type = forms.ChoiceField(choices=Submission.RunType.choices, initial=Submission.RunType.AUTOMATIC,
+                                 label="Run type")
+    fields_used = forms.MultipleChoiceField(choices=TOPIC_FIELDS, required=False, initial=["title"],
+                                            widget=forms.CheckboxSelectMultiple, label="Topic fields used")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=5000,
+                                  help_text="How the run was made (model, training data, settings).")
+    priority = forms.IntegerField(min_value=1, max_value=1000, initial=1,
+                                  help_text="Your ranking of this run for pooling: 1 is pooled first.")

@@ -1,0 +1,24 @@
+"""Participation's background jobs: checking a submitted run (run by ``manage.py db_worker``)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from django_tasks import task
+
+from participation.models import Submission
+from participation.services import submission_check
+from workbench import jobs
+
+
+@task()
+def check_submission(job_id: int) -> None:
+    with jobs.running(job_id) as progress:
+        submission = Submission.objects.select_related("team__track__collection").get(
+            pk=progress.job.params["submission"])
+        progress.step(f"checking {submission.file_name}")
+        submission = submission_check(submission)
+        slug = submission.team.track.collection.slug
+        verdict = (f"accepted as run {submission.tag}" if submission.status == Submission.Status.ACCEPTED
+                   else f"refused: {len(submission.problems)} problem(s)")
+        progress.finish(lines=[f"{submission.file_name}: {verdict}"],
+                        url=reverse("participation:receipt", args=[slug, submission.pk]), label="Your receipt")
