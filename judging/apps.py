@@ -6,7 +6,7 @@ class JudgingConfig(AppConfig):
 
     def ready(self) -> None:
         # adaptive pools (pooling, the layer below) learn from judgments and queue what they add for assessors
-        from judging import queueing
+        from judging import queueing, tasks  # noqa: F401 - tasks registers the qrels upload
         from pooling import extensions
 
         extensions.register_judged_documents(queueing.judged_documents)

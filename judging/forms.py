@@ -1,7 +1,32 @@
+import json
+
 from django import forms
-from django.contrib.auth.models import User
 
 from pooling.models import Pool
+from workbench.people import assessors
+
+_MAX_ID = 2**63 - 1
+
+
+def _ids_in_range(values) -> None:
+    """A posted id beyond what the database holds is an invalid choice, not a crash (OverflowError)."""
+    for value in values if isinstance(values, list | tuple) else [values]:
+        text = str(value).strip()
+        if text.lstrip("-").isdigit() and abs(int(text)) > _MAX_ID:
+            raise forms.ValidationError(f"Select a valid choice. {text[:30]} is not one of the available choices.",
+                                        code="invalid_choice")
+
+
+class IdChoiceField(forms.ModelChoiceField):
+    def to_python(self, value):
+        _ids_in_range(value)
+        return super().to_python(value)
+
+
+class IdMultipleChoiceField(forms.ModelMultipleChoiceField):
+    def _check_values(self, value):
+        _ids_in_range(value)
+        return super()._check_values(value)
 
 
 class JudgmentForm(forms.Form):
@@ -14,10 +39,29 @@ class JudgmentForm(forms.Form):
     shown_at = forms.CharField(max_length=200, required=False)
     comment = forms.CharField(required=False, max_length=5000, widget=forms.Textarea)
     rationale = forms.CharField(required=False, max_length=20000, widget=forms.Textarea)
+    passages = forms.CharField(required=False, max_length=5000)
 
-    def __init__(self, *args, grades: list[int], **kwargs):
+    def __init__(self, *args, grades: list[int], text_length: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.grades = grades
+        self.text_length = text_length
+
+    def clean_passages(self) -> list[list[int]]:
+        """``[[start, end], ...]``: character offsets into the document's text, each inside it."""
+        raw = self.cleaned_data.get("passages") or ""
+        if not raw.strip():
+            return []
+        try:
+            ranges = json.loads(raw)
+        except json.JSONDecodeError:
+            raise forms.ValidationError("The passages are not readable; select them again.") from None
+        limit = self.text_length if self.text_length is not None else 10**9
+        ok = isinstance(ranges, list) and len(ranges) <= 50 and all(
+            isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in r)
+            and 0 <= r[0] < r[1] <= limit for r in ranges)
+        if not ok:
+            raise forms.ValidationError("The passages are not ranges of the document's text; select them again.")
+        return sorted(ranges)
 
     def clean(self):
         data = super().clean()
@@ -31,19 +75,22 @@ class JudgmentForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    pool = forms.ModelChoiceField(queryset=None, empty_label=None)
-    assessors = forms.ModelMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
-    topics = forms.ModelMultipleChoiceField(queryset=None, required=False,
+    pool = IdChoiceField(queryset=None, empty_label=None)
+    assessors = IdMultipleChoiceField(queryset=None, widget=forms.CheckboxSelectMultiple)
+    topics = IdMultipleChoiceField(queryset=None, required=False,
                                             help_text="Leave empty for every topic of the pool.")
     overlap = forms.IntegerField(min_value=1, initial=1,
-                                 help_text="How many assessors judge each document independently.")
+                                 help_text="How many assessors judge each document independently, counting those "
+                                           "who hold it already: to add a second assessor to a topic, name them "
+                                           "with overlap 2.")
     batch_size = forms.IntegerField(min_value=1, required=False,
                                     help_text="Assign batches of this many documents instead of whole topics.")
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["pool"].queryset = Pool.objects.filter(collection=collection)
-        self.fields["assessors"].queryset = User.objects.filter(is_active=True).order_by("username")
+        self.fields["assessors"].queryset = assessors()
+        self.fields["assessors"].help_text = ("Accounts with the assessor role (give it on the People page).")
         self.fields["topics"].queryset = collection.topics.order_by("id")
 
 
@@ -52,3 +99,20 @@ class AdjudicationForm(forms.Form):
     docno = forms.CharField(max_length=200)
     grade = forms.IntegerField()
     comment = forms.CharField(required=False, max_length=5000)
+
+
+class TransferForm(forms.Form):
+    """Move an assignment's unjudged documents to another assessor, or take them back."""
+
+    action = forms.ChoiceField(choices=[("transfer", "Reassign"), ("withdraw", "Unassign")])
+    to = IdChoiceField(queryset=None, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["to"].queryset = assessors()
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "transfer" and not data.get("to"):
+            self.add_error("to", "Choose the assessor who takes the documents over.")
+        return data

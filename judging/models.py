@@ -32,6 +32,8 @@ class Judgment(models.Model):
                                  related_name="revisions")
     comment = models.TextField(blank=True)
     rationale = models.TextField(blank=True, help_text="Highlighted passage supporting the grade.")
+    passages = models.JSONField(default=list, blank=True, db_default=[],
+                                help_text="Supporting passages as [start, end) character offsets into the document's text.")
     client_token = models.CharField(max_length=64, null=True, blank=True, unique=True,
                                     help_text="Idempotency key of the post that created the record.")
 

@@ -10,7 +10,9 @@ from django_tables2 import RequestConfig
 from judging import selectors
 from judging.assignments import AssignmentRefused, assignments_create
 from judging.extensions import ranking_agreement
-from judging.forms import AdjudicationForm, AssignForm
+from judging.forms import AdjudicationForm, AssignForm, TransferForm
+from judging.models import Assignment
+from judging.reassignment import assignment_transfer, assignment_withdraw
 from judging.services import JudgmentRefused, adjudication_record
 from judging.tables import AssessorProgressTable, PairAgreementTable, TopicAgreementTable, TopicProgressTable
 from pooling.models import Pool
@@ -28,8 +30,33 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 50}).configure(assessors)
     pools = Pool.objects.filter(collection=collection)
     form = AssignForm(collection=collection)
-    return render(request, "judging/dashboard.html", {"collection": collection, "topics": topics,
-                                                       "assessors": assessors, "form": form, "pools": pools})
+    return render(request, "judging/dashboard.html", {
+        "collection": collection, "topics": topics, "assessors": assessors, "form": form, "pools": pools,
+        "assignments": selectors.assignment_rows(collection), "transfer": TransferForm()})
+
+
+@organizer_required
+def assignment_change(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    """POST from the dashboard: reassign an assignment's unjudged documents, or take them back."""
+    assignment = get_object_or_404(Assignment.objects.select_related("assessor", "topic"), pk=assignment_id,
+                                   pool__collection__slug=slug)
+    form = TransferForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if form.cleaned_data["action"] == "withdraw":
+                n = assignment_withdraw(assignment=assignment)
+                messages.success(request, f"Topic {assignment.topic.qid}: {n} unjudged documents taken back from "
+                                          f"{assignment.assessor.username}.")
+            else:
+                to = form.cleaned_data["to"]
+                n = assignment_transfer(assignment=assignment, to=to, created_by=request.user)
+                messages.success(request, f"Topic {assignment.topic.qid}: {n} unjudged documents moved from "
+                                          f"{assignment.assessor.username} to {to.username}.")
+        except AssignmentRefused as exc:
+            messages.error(request, str(exc))
+    elif request.method == "POST":
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    return redirect("judging:dashboard", slug=slug)
 
 
 @organizer_required
@@ -75,8 +102,10 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 50}).configure(topics)
     disputed = report["disagreements"].to_dict("records")
     labels = collection.grade_labels
+    evidence = selectors.disagreement_evidence(collection, [(r["qid"], r["docno"]) for r in disputed[:500]])
     for row in disputed:
         row["grade_list"] = sorted(row["grades"].items())
+        row["evidence"] = evidence.get((row["qid"], row["docno"]))
     return render(request, "judging/agreement.html", {
         "collection": collection, "pairs": pairs, "topics": topics, "disputed": disputed[:500],
         "n_disputed": len(disputed), "scale": [{"grade": g, "label": labels[g]} for g in collection.grades],

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pandas as pd
+from django.db.models import Count, Q
 
 from judging import agreement
 from judging.assignments import assignment_progress
 from judging.models import Assignment, AssignmentItem, Judgment
 from judging.qrels import assessor_judgments, current_judgments
 from workbench.formats.ids import natural_positions
-from workbench.models import Collection
+from workbench.models import Collection, Document
 
 # --- the assessor's queue -------------------------------------------------------------------------
 
@@ -61,14 +62,21 @@ def assignment_counts(assignment_id: int) -> tuple[int, int]:
 
 # --- the organizer's dashboard --------------------------------------------------------------------
 
+#: a median under this many seconds per document over at least FAST_AFTER timed judgments is flagged
+FAST_SECONDS, FAST_AFTER = 2.0, 20
+
+
 def _rates(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Judged, assigned, judgments per hour of judging time and median seconds per document."""
+    """Judged (with a grade), cannot judge (counted apart), assigned, judgments per hour of judging time,
+    median seconds per document, and a flag where judging is implausibly fast."""
     grouped = frame.groupby(keys, sort=False)
-    out = grouped.agg(assigned=("item", "size"), judged=("judged", "sum"))
+    out = grouped.agg(assigned=("item", "size"), judged=("judged", "sum"), cannot_judge=("cannot", "sum"))
     web = frame[frame["judged"] & frame["time_ms"].notna()]
     timing = web.groupby(keys, sort=False)["time_ms"].agg(["sum", "median", "size"])
     out["per_hour"] = (timing["size"] / (timing["sum"] / 3_600_000)).where(timing["sum"] > 0)
     out["median_seconds"] = timing["median"] / 1000
+    fast = (out["median_seconds"] < FAST_SECONDS) & (timing["size"].reindex(out.index).fillna(0) >= FAST_AFTER)
+    out["flag"] = fast.map({True: f"implausibly fast: median under {FAST_SECONDS:g} s", False: ""})
     return out.reset_index()
 
 
@@ -80,17 +88,48 @@ def judging_dashboard(collection: Collection) -> dict[str, pd.DataFrame]:
     """
 
     rows = AssignmentItem.objects.filter(assignment__pool__collection=collection).values_list(
-        "id", "assignment__topic__qid", "assignment__assessor__username", "latest_id", "latest__time_spent_ms")
-    frame = pd.DataFrame.from_records(list(rows), columns=["item", "qid", "assessor", "latest", "time_ms"])
+        "id", "assignment__topic__qid", "assignment__assessor__username", "latest_id", "latest__time_spent_ms",
+        "latest__cannot_judge", "latest__created_at")
+    frame = pd.DataFrame.from_records(list(rows), columns=["item", "qid", "assessor", "latest", "time_ms", "cannot",
+                                                           "at"])
     if frame.empty:
-        empty = pd.DataFrame(columns=["assigned", "judged", "per_hour", "median_seconds"])
+        empty = pd.DataFrame(columns=["assigned", "judged", "cannot_judge", "per_hour", "median_seconds", "flag"])
         return {"topics": empty.assign(qid=[]), "assessors": empty.assign(assessor=[])}
-    frame["judged"] = frame["latest"].notna()
+    frame["cannot"] = frame["cannot"].fillna(False).astype(bool)
+    frame["judged"] = frame["latest"].notna() & ~frame["cannot"]
     frame["time_ms"] = pd.to_numeric(frame["time_ms"], errors="coerce")
     topics = _rates(frame, ["qid"])
     topics = topics.iloc[_natural_order(topics["qid"])].reset_index(drop=True)
     assessors = _rates(frame, ["assessor"]).sort_values("assessor").reset_index(drop=True)
-    return {"topics": topics, "assessors": assessors}
+    return {"topics": topics, "assessors": _assessor_analytics(collection, frame, assessors)}
+
+
+def _assessor_analytics(collection: Collection, frame: pd.DataFrame, assessors: pd.DataFrame) -> pd.DataFrame:
+    """Beside each assessor's rates: the middle half of their seconds per document, their last judgment and
+    their mean Cohen's kappa with the assessors who judged the same documents."""
+    timed = frame[frame["judged"] & frame["time_ms"].notna()].groupby("assessor")["time_ms"]
+    low, high = timed.quantile(0.25) / 1000, timed.quantile(0.75) / 1000
+    last = frame.dropna(subset=["at"]).groupby("assessor")["at"].max()
+    pairs = agreement_report(collection)["pairs"]
+    kappa: dict[str, list[float]] = {}
+    for row in pairs.to_dict("records") if len(pairs) else []:
+        for name in (row["assessor_a"], row["assessor_b"]):
+            if row["kappa"] == row["kappa"]:
+                kappa.setdefault(name, []).append(float(row["kappa"]))
+    names = assessors["assessor"]
+    assessors["middle_half"] = [f"{low[n]:.1f}–{high[n]:.1f}" if n in low.index else "—" for n in names]
+    assessors["last_activity"] = [last.get(n) for n in names]
+    assessors["kappa"] = [sum(kappa[n]) / len(kappa[n]) if kappa.get(n) else float("nan") for n in names]
+    return assessors
+
+
+def assignment_rows(collection: Collection) -> list[dict]:
+    """Every assignment of the collection with its progress, in natural topic order, for the dashboard."""
+    rows = list(Assignment.objects.filter(pool__collection=collection)
+                .annotate(total=Count("items"), judged=Count("items", filter=Q(items__latest__isnull=False)))
+                .values("id", "pool__name", "topic__qid", "assessor__username", "total", "judged"))
+    order = natural_positions([row["topic__qid"] for row in rows])
+    return [rows[i] for i in order]
 
 
 def _natural_order(qids: pd.Series) -> list[int]:
@@ -119,3 +158,29 @@ def agreement_report(collection: Collection) -> dict[str, pd.DataFrame]:
         disputed["adjudicated"] = [final.get(k) for k in keys]
         disputed = disputed.iloc[_natural_order(disputed["qid"])].reset_index(drop=True)
     return {"pairs": pairs, "topics": topics, "disagreements": disputed}
+
+
+def disagreement_evidence(collection: Collection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict]:
+    """For each disputed (qid, docno): the topic's title, the start of the document, and each assessor's
+    current judgment with its label, time spent, comment and supporting passage."""
+    if not keys:
+        return {}
+    qids, docnos = {q for q, _ in keys}, {d for _, d in keys}
+    labels = collection.grade_labels
+    latest: dict[tuple[str, str, str], Judgment] = {}
+    for j in (Judgment.objects.filter(collection=collection, topic__qid__in=qids, docno__in=docnos)
+              .exclude(source=Judgment.Source.ADJUDICATION).select_related("topic").order_by("created_at", "id")):
+        latest[(j.topic.qid, j.docno, j.assessor)] = j
+    documents = dict(Document.objects.filter(collection=collection, docno__in=docnos)
+                     .values_list("docno", "text"))
+    titles = dict(collection.topics.filter(qid__in=qids).values_list("qid", "title"))
+    out: dict[tuple[str, str], dict] = {key: {"title": titles.get(key[0], ""), "text": (documents.get(key[1]) or "")[:800],
+                                              "assessors": []} for key in keys}
+    for (qid, docno, assessor), j in sorted(latest.items()):
+        if (qid, docno) in out:
+            out[(qid, docno)]["assessors"].append({
+                "assessor": assessor, "label": "cannot judge" if j.cannot_judge else labels.get(j.grade, j.grade),
+                "seconds": None if j.time_spent_ms is None else round(j.time_spent_ms / 1000, 1),
+                "comment": j.comment, "rationale": j.rationale,
+                "passages": [(documents.get(docno) or "")[a:b] for a, b in (j.passages or [])]})
+    return out

@@ -66,12 +66,12 @@ def _new_records(frame, topics: dict[str, int], latest: dict) -> tuple[dict[str,
     return new_rows, created, revised, unchanged
 
 
-@transaction.atomic
 def qrels_import(*, collection: Collection, source: str | Path, assessor: str | None = None) -> QrelsImportSummary:
     """Import a TREC qrels file as judgments by ``assessor``.
 
     Every (qid, docno) must name a topic of the collection and a grade of its scale. Re-importing
-    the same file changes nothing; a file with new grades appends revisions.
+    the same file changes nothing; a file with new grades appends revisions. The file is read and
+    checked before the transaction that writes the judgments begins.
     """
     assessor = assessor or default_assessor_for(source)
     try:
@@ -84,6 +84,11 @@ def qrels_import(*, collection: Collection, source: str | Path, assessor: str | 
     problems = _qrels_problems(collection, source, frame, topics)
     if problems:
         raise ImportRefused(problems)
+    with transaction.atomic():
+        return _write_qrels(collection, frame, topics, assessor)
+
+
+def _write_qrels(collection: Collection, frame, topics: dict[str, int], assessor: str) -> QrelsImportSummary:
     # each document's latest record by this assessor: (id, grade, cannot judge)
     latest = {(topic_id, docno): (pk, grade, cannot) for topic_id, docno, pk, grade, cannot in
               Judgment.objects.filter(collection=collection, assessor=assessor).order_by("created_at", "id")
@@ -109,7 +114,7 @@ def _latest_of(*, collection_id: int, topic_id: int, docno: str, assessor: str) 
 
 def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool = False,
                     client_token: str | None = None, time_spent_ms: int | None = None, comment: str = "",
-                    rationale: str = "") -> Judgment:
+                    rationale: str = "", passages: list | None = None) -> Judgment:
     """Append the assessor's judgment of one assigned document and make it their current one.
 
     Idempotent: a post repeated with the same ``client_token`` (a double click, a reload, a retry
@@ -128,7 +133,7 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
         with transaction.atomic():
             return _judgment_append(item_id=item_id, user=user, grade=grade, cannot_judge=cannot_judge,
                                     client_token=client_token, time_spent_ms=time_spent_ms, comment=comment,
-                                    rationale=rationale)
+                                    rationale=rationale, passages=passages or [])
     except IntegrityError:
         if client_token:
             done = Judgment.objects.filter(client_token=client_token, user=user).first()
@@ -138,7 +143,7 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
 
 
 def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
-                     rationale) -> Judgment:
+                     rationale, passages) -> Judgment:
     try:
         item = (AssignmentItem.objects.select_for_update()
                 .select_related("assignment__pool__collection", "assignment__topic")
@@ -153,7 +158,7 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     topic = item.assignment.topic
     previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=item.docno, assessor=user.username)
     if (previous is not None and previous.grade == grade and previous.cannot_judge == cannot_judge
-            and previous.comment == comment and previous.rationale == rationale):
+            and previous.comment == comment and previous.rationale == rationale and previous.passages == passages):
         # the same answer again (e.g. from a second tab): nothing new to record
         if item.latest_id != previous.pk:
             item.latest = previous
@@ -162,7 +167,8 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     judgment = Judgment.objects.create(
         collection=collection, topic=topic, docno=item.docno, grade=grade, cannot_judge=cannot_judge,
         assessor=user.username, user=user, source=Judgment.Source.WEB, previous=previous,
-        client_token=client_token or None, time_spent_ms=time_spent_ms, comment=comment, rationale=rationale)
+        client_token=client_token or None, time_spent_ms=time_spent_ms, comment=comment, rationale=rationale,
+        passages=passages)
     # the same document may sit in several of this assessor's assignments (several pools)
     AssignmentItem.objects.filter(assignment__assessor=user, assignment__topic=topic,
                                   docno=item.docno).update(latest=judgment)

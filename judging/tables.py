@@ -6,6 +6,8 @@ class _RateColumns(tables.Table):
     assigned = tables.Column(verbose_name="Assigned")
     per_hour = tables.Column(verbose_name="Judgments / hour")
     median_seconds = tables.Column(verbose_name="Median s / document")
+    cannot_judge = tables.Column(verbose_name="Cannot judge")
+    flag = tables.Column(verbose_name="Check", empty_values=())
 
     def render_per_hour(self, value):
         return "—" if value != value else f"{value:.0f}"
@@ -24,6 +26,12 @@ class TopicProgressTable(_RateColumns):
 
 class AssessorProgressTable(_RateColumns):
     assessor = tables.Column(verbose_name="Assessor")
+    middle_half = tables.Column(verbose_name="Middle half, s / document", orderable=False)
+    kappa = tables.Column(verbose_name="Mean κ with others")
+    last_activity = tables.DateTimeColumn(verbose_name="Last judgment", format="Y-m-d H:i")
+
+    def render_kappa(self, value):
+        return "—" if value != value else f"{value:.2f}"
 
     class Meta:
         sequence = ("assessor", "...")

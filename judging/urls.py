@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import organizer_views, views
+from judging import organizer_views, views, workspace_views
 
 app_name = "judging"
 
@@ -8,7 +8,11 @@ urlpatterns = [
     path("", views.queue, name="queue"),
     path("next/", views.next_document, name="next"),
     path("item/<int:item_id>/", views.item, name="item"),
+    path("topic/<int:assignment_id>/", workspace_views.my_judgments, name="my_judgments"),
+    path("finished/<int:done_id>/next/<int:next_id>/", workspace_views.boundary, name="boundary"),
     path("organize/<slug:slug>/", organizer_views.dashboard, name="dashboard"),
     path("organize/<slug:slug>/assign/", organizer_views.assign, name="assign"),
+    path("organize/<slug:slug>/assignments/<int:assignment_id>/", organizer_views.assignment_change,
+         name="assignment_change"),
     path("organize/<slug:slug>/agreement/", organizer_views.agreement, name="agreement"),
 ]

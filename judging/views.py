@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -9,6 +10,7 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core import signing
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,6 +20,7 @@ from judging import selectors
 from judging.forms import JudgmentForm
 from judging.highlight import highlight, query_terms
 from judging.services import JudgmentRefused, judgment_record
+from judging.workspace_views import item_skip
 from workbench.models import Document
 
 _SHOWN_AT = "judging.shown_at"
@@ -70,8 +73,12 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
         raise Http404("No such document in your assignments.")
     assignment = entry.assignment
     collection = assignment.pool.collection
+    if request.method == "POST" and request.POST.get("skip"):
+        item_skip(entry)
+        return _after_judgment(request, assignment, skipped=entry.pk)
     if request.method == "POST":
-        form = JudgmentForm(request.POST, grades=collection.grades)
+        text = Document.objects.filter(collection=collection, docno=entry.docno).values_list("text", flat=True).first()
+        form = JudgmentForm(request.POST, grades=collection.grades, text_length=len(text or ""))
         if form.is_valid():
             data = form.cleaned_data
             spent = data.get("time_spent_ms")
@@ -80,26 +87,42 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
             try:
                 judgment_record(item_id=entry.pk, user=request.user, grade=data["grade"],
                                 cannot_judge=data["cannot_judge"], client_token=data["client_token"],
-                                time_spent_ms=spent, comment=data["comment"], rationale=data["rationale"])
+                                time_spent_ms=spent, comment=data["comment"], rationale=data["rationale"],
+                                passages=data["passages"])
             except JudgmentRefused as exc:
                 form.add_error(None, str(exc))
+            except OperationalError:  # the database stayed locked or went away: say so, keep the choice
+                form.add_error(None, "Your judgment was NOT saved: the database is busy. Your choice is marked "
+                                     "below; press it again to retry.")
+                response = _render_item(request, entry, form, pending=data)
+                response.status_code = 503
+                return response
             else:
-                following = selectors.next_item_for(request.user, assignment_id=assignment.pk)
-                if following is None:
-                    messages.info(request, "Nothing left to judge: every document of your assignments is judged.")
-                    return redirect("judging:queue")
-                if request.headers.get("X-Judge-Swap"):
-                    # the page's script swaps the next document in: send it now, saving a round trip
-                    response = _render_item(request, selectors.item_for(request.user, following.pk))
-                    response["X-Judge-Url"] = reverse("judging:item", args=[following.pk])
-                    return response
-                return redirect("judging:item", item_id=following.pk)
+                return _after_judgment(request, assignment)
     else:
         form = None
     return _render_item(request, entry, form)
 
 
-def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None) -> HttpResponse:
+def _after_judgment(request: HttpRequest, assignment, skipped: int | None = None) -> HttpResponse:
+    """Where the assessor goes next: the next document of the topic; at a topic's end, the topic boundary
+    page; when everything is judged, the queue."""
+    following = selectors.next_item_for(request.user, assignment_id=assignment.pk)
+    if following is None:
+        messages.info(request, "Nothing left to judge: every document of your assignments is judged.")
+        return redirect("judging:queue")
+    if following.assignment_id != assignment.pk:
+        return redirect("judging:boundary", done_id=assignment.pk, next_id=following.assignment_id)
+    if request.headers.get("X-Judge-Swap"):
+        # the page's script swaps the next document in: send it now, saving a round trip
+        response = _render_item(request, selectors.item_for(request.user, following.pk))
+        response["X-Judge-Url"] = reverse("judging:item", args=[following.pk])
+        return response
+    return redirect("judging:item", item_id=following.pk)
+
+
+def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None, pending: dict | None = None
+                 ) -> HttpResponse:
     assignment = entry.assignment
     collection = assignment.pool.collection
     topic = assignment.topic
@@ -113,10 +136,16 @@ def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None) 
         "document": document,
         "title_html": highlight(document.title if document else entry.docno, terms),
         "text_html": highlight(document.text if document else "", terms),
-        "scale": [{"grade": g, "label": collection.grade_labels[g], "key": keys[g]} for g in collection.grades],
+        "scale": [{"grade": g, "label": collection.grade_labels[g], "key": keys[g],
+                   "description": collection.grade_descriptions[g]} for g in collection.grades],
+        "scale_defined": any(collection.grade_descriptions.values()),
         "current": entry.latest, "judged": judged, "total": total,
         "percent": round(100 * judged / total) if total else 0,
         "before": before, "after": after, "form": form,
+        # a choice that could not be saved, shown marked so that the assessor can send it again
+        "pending_grade": None if not pending or pending.get("cannot_judge") else pending.get("grade"),
+        "pending_cannot": bool(pending and pending.get("cannot_judge")),
+        "passages_json": json.dumps(entry.latest.passages if entry.latest else []),
         "client_token": uuid.uuid4().hex,
         "shown_at": signing.Signer(salt=_SHOWN_AT).sign(str(int(time.time() * 1000))),
     }

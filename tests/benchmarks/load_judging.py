@@ -73,7 +73,7 @@ class Assessor:
         while time.monotonic() < deadline and n < 10_000 and location.startswith("/judge/item/"):
             status, _, page = self.request(location)
             token = re.search(r'name="client_token" value="([^"]+)"', page).group(1)
-            docno = re.search(r'<div class="muted">Document ([^<]+)</div>', page).group(1)
+            docno = re.search(r'id="doc-label">Document ([^,<]+),', page).group(1)
             grade = rng.choice([0, 1, 2])
             form = {"grade": str(grade), "client_token": token, "csrfmiddlewaretoken": self.csrf(),
                     "time_spent_ms": str(rng.randint(1000, 9000))}

@@ -211,3 +211,42 @@ def test_anonymous_users_cannot_reach_the_workspace(client, pool):
     for path in ["/judge/", "/judge/next/", "/judge/item/1/"]:
         response = client.get(path)
         assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_a_post_the_database_cannot_store_says_so_and_keeps_the_choice(judging_client, assessor, monkeypatch):
+    from django.db import OperationalError
+
+    from judging import views
+
+    def locked(**kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(views, "judgment_record", locked)
+    item = items_of(assessor)[0]
+    response = judging_client.post(f"/judge/item/{item.pk}/", {"grade": "2", "client_token": "t-locked"},
+                                   HTTP_X_JUDGE_SWAP="1")
+    body = response.content.decode()
+    assert response.status_code == 503
+    assert "Your judgment was NOT saved: the database is busy" in body and "Text of d3" in body
+    assert re.search(r'value="2"[^>]*class="[^"]*pending', body)  # the choice, marked to send again
+    assert not Judgment.objects.exists()
+
+
+def test_my_judgments_and_the_boundary_are_the_assessors_own(client, pool, assessor, outsider):
+    from judging.models import Assignment
+
+    assignments_create(pool=pool, assessors=[assessor])
+    mine = Assignment.objects.filter(assessor=assessor).order_by("id")
+    client.force_login(outsider)
+    assert client.get(f"/judge/topic/{mine[0].pk}/").status_code == 404
+    assert client.get(f"/judge/finished/{mine[0].pk}/next/{mine[1].pk}/").status_code == 404
+    client.force_login(assessor)
+    page = client.get(f"/judge/topic/{mine[0].pk}/").content.decode()
+    assert "0 of 4 judged" in page and "d3" in page
+
+
+def test_skipping_moves_the_document_to_the_end_of_its_topic(judging_client, assessor):
+    first = items_of(assessor)[0]
+    response = judging_client.post(f"/judge/item/{first.pk}/", {"skip": "1"})
+    assert response.status_code == 302 and response["Location"] != f"/judge/item/{first.pk}/"
+    assert items_of(assessor)[-1].pk == first.pk and not Judgment.objects.exists()

@@ -5,7 +5,6 @@
   "use strict";
   const IDLE_MS = 120000;  // no input for two minutes: the assessor is away, stop counting
   let visibleMs = 0, lastTick = performance.now(), lastInput = performance.now(), submitting = false;
-  let nativeFallback = false;
 
   function form() { return document.getElementById("judge-form"); }
 
@@ -25,16 +24,33 @@
   }
 
   // Replace the page's <main> (and title) with the one of an HTML response, as if navigated.
+  // A polite live region outside <main>, so that screen readers hear which document came next.
+  function announce(text) {
+    let region = document.getElementById("judge-announce");
+    if (!region) {
+      region = document.createElement("div");
+      region.id = "judge-announce";
+      region.setAttribute("aria-live", "polite");
+      region.setAttribute("style", "position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)");
+      document.body.appendChild(region);
+    }
+    region.textContent = text;
+  }
+
   function swapIn(html, url, push) {
     const doc = new DOMParser().parseFromString(html, "text/html");
     const main = doc.querySelector("main");
-    if (!main) { window.location.href = url; return; }
+    // anything but another judging page (the topic boundary, the end of the queue) is loaded whole,
+    // with its own styles
+    if (!main || !doc.getElementById("judge-form")) { window.location.href = url; return; }
     document.querySelector("main").replaceWith(main);
     document.title = doc.title;
     if (push && url !== window.location.href) history.pushState({ judge: true }, "", url);
     window.scrollTo(0, 0);
     resetForNewDocument();
     bindSelectionButton();
+    const label = document.getElementById("doc-label");
+    if (label) announce("Next: " + label.textContent);
   }
 
   async function submitVia(button) {
@@ -46,25 +62,51 @@
     const body = new FormData(f);
     if (button && button.name) body.append(button.name, button.value);
     f.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = true; });
+    let response, html;
     try {
-      const response = await fetch(f.action, { method: "POST", body: body, credentials: "same-origin",
-                                               headers: { "X-Judge-Swap": "1" } });
-      const html = await response.text();
-      const url = response.headers.get("X-Judge-Url") || response.url;
-      // the judgment is stored (or refused with a message) before anything else is shown
-      swapIn(html, new URL(url, window.location.href).href, response.ok);
-      if (keyAt !== null) { document.body.dataset.lastSwapMs = String(Math.round(performance.now() - keyAt)); }
+      response = await fetch(f.action, { method: "POST", body: body, credentials: "same-origin",
+                                         headers: { "X-Judge-Swap": "1" } });
+      html = await response.text();
     } catch (error) {
-      // network trouble: fall back to an ordinary post, which the browser retries visibly
-      submitting = false;
-      nativeFallback = true;
-      f.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = false; });
-      if (button) f.requestSubmit(button); else f.submit();
+      notSaved(f, button, "the connection to the server failed");
+      return;
     }
+    if (response.status >= 500 && !/<main[\s>]/.test(html)) {
+      notSaved(f, button, "the server could not store it (HTTP " + response.status + ")");
+      return;
+    }
+    const url = response.headers.get("X-Judge-Url") || response.url;
+    // the judgment is stored (or refused with a message, kept on the same document) before anything else is shown
+    swapIn(html, new URL(url, window.location.href).href, response.ok);
+    if (keyAt !== null) { document.body.dataset.lastSwapMs = String(Math.round(performance.now() - keyAt)); }
+  }
+
+  // A post that did not reach the database: stay on the document, say so, keep the choice marked, offer a retry.
+  function notSaved(f, button, reason) {
+    submitting = false;
+    f.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = false; b.classList.remove("pending"); });
+    if (button) button.classList.add("pending");
+    let alert = document.getElementById("save-error");
+    if (!alert) {
+      alert = document.createElement("div");
+      alert.id = "save-error";
+      alert.className = "form-error";
+      alert.setAttribute("role", "alert");
+      f.querySelector(".judge-bar").prepend(alert);
+    }
+    const label = button ? Array.from(button.childNodes).filter(function (n) { return n.nodeName !== "KBD"; })
+      .map(function (n) { return n.textContent; }).join("").trim() : "your judgment";
+    alert.textContent = "Not saved: " + reason + ". Your choice (" + label + ") is kept: ";
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.textContent = "Retry";
+    retry.addEventListener("click", function () { submitVia(button); });
+    alert.appendChild(retry);
+    retry.focus();
   }
 
   document.addEventListener("submit", function (event) {
-    if (event.target.id !== "judge-form" || nativeFallback || !window.fetch || !window.DOMParser) return;
+    if (event.target.id !== "judge-form" || !window.fetch || !window.DOMParser) return;
     event.preventDefault();
     submitVia(event.submitter);
   });
@@ -80,18 +122,43 @@
     return true;
   }
 
-  function toggleHelp(show) {
-    const help = document.getElementById("shortcuts");
-    if (help) help.hidden = show === undefined ? !help.hidden : !show;
+  // The shortcuts list and the guidelines are dialogs: while one is open it has the focus and the grade
+  // keys do nothing (Esc, or its own key, closes it and gives the focus back).
+  let returnFocus = null;
+  function openDialog() { return document.querySelector("#shortcuts:not([hidden]), #guidelines:not([hidden])"); }
+  function toggleDialog(id, show) {
+    const box = document.getElementById(id);
+    if (!box) return;
+    const open = show === undefined ? box.hidden : show;
+    if (open) {
+      const other = openDialog();
+      if (other && other !== box) other.hidden = true;
+      returnFocus = document.activeElement;
+      box.hidden = false;
+      box.focus();
+    } else if (!box.hidden) {
+      box.hidden = true;
+      if (returnFocus && returnFocus.focus) returnFocus.focus();
+    }
   }
+  function toggleHelp(show) { toggleDialog("shortcuts", show); }
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     const typing = target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || target.isContentEditable);
-    if (event.key === "Escape") { toggleHelp(false); if (typing) target.blur(); return; }
+    if (event.key === "Escape") { toggleHelp(false); toggleDialog("guidelines", false); if (typing) target.blur(); return; }
     if (typing) return;
     if (event.key === "?") { toggleHelp(); event.preventDefault(); return; }
+    if (event.key === "g") { toggleDialog("guidelines"); event.preventDefault(); return; }
+    if (openDialog()) return;  // keys are inert under a dialog
+    if (event.key === "p") { if (markSelection()) event.preventDefault(); return; }
+    if (event.key === "h") {
+      document.body.classList.toggle("plain");
+      try { localStorage.setItem("judge-plain", document.body.classList.contains("plain") ? "1" : ""); } catch (e) { /* private mode */ }
+      event.preventDefault();
+      return;
+    }
     if (event.key === "ArrowLeft" || event.key === "Backspace") {
       const prev = document.getElementById("prev-link");
       if (prev) { event.preventDefault(); window.location.href = prev.href; }
@@ -104,12 +171,72 @@
   window.addEventListener("popstate", function () { window.location.reload(); });
   window.addEventListener("pageshow", function () { submitting = false; });
 
+  // Supporting passages: the selected text's [start, end) character offsets in the document's text, kept
+  // in the form (saved with the judgment) and shown marked in the document.
+  function docText() { return document.getElementById("doc-text"); }
+  function passages() {
+    try { return JSON.parse(document.getElementById("id_passages").value || "[]"); } catch (e) { return []; }
+  }
+  function unwrap(root) {
+    root.querySelectorAll("mark.passage").forEach(function (m) {
+      m.replaceWith.apply(m, Array.from(m.childNodes));
+    });
+    root.normalize();
+  }
+  function showPassages() {
+    const root = docText();
+    const input = document.getElementById("id_passages");
+    if (!root || !input) return;
+    unwrap(root);
+    const ranges = passages();
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const nodes = [];
+    let at = 0;
+    while (walker.nextNode()) { nodes.push([walker.currentNode, at]); at += walker.currentNode.data.length; }
+    nodes.forEach(function (pair) {
+      const node = pair[0], start = pair[1], end = start + node.data.length;
+      ranges.forEach(function (r) {
+        const from = Math.max(r[0], start), to = Math.min(r[1], end);
+        if (from >= to || !node.parentNode) return;
+        const range = document.createRange();
+        range.setStart(node, from - start);
+        range.setEnd(node, to - start);
+        const mark = document.createElement("mark");
+        mark.className = "passage";
+        range.surroundContents(mark);
+      });
+    });
+    const count = document.getElementById("passage-count");
+    if (count) count.textContent = ranges.length ? ranges.length + " passage" + (ranges.length > 1 ? "s" : "") + " marked" : "";
+  }
+  function markSelection() {
+    const root = docText();
+    const selection = window.getSelection ? window.getSelection() : null;
+    if (!root || !selection || selection.rangeCount === 0 || selection.isCollapsed) return false;
+    const range = selection.getRangeAt(0);
+    if (!root.contains(range.startContainer) || !root.contains(range.endContainer)) return false;
+    const before = document.createRange();
+    before.setStart(root, 0);
+    before.setEnd(range.startContainer, range.startOffset);
+    const start = before.toString().length, end = start + range.toString().length;
+    if (end <= start) return false;
+    const ranges = passages();
+    ranges.push([start, end]);
+    document.getElementById("id_passages").value = JSON.stringify(ranges);
+    selection.removeAllRanges();
+    showPassages();
+    return true;
+  }
   function bindSelectionButton() {
     const use = document.getElementById("use-selection");
-    if (use) use.addEventListener("click", function () {
-      const text = String(window.getSelection ? window.getSelection() : "").trim();
-      if (text) document.getElementById("id_rationale").value = text;
+    if (use) use.addEventListener("click", markSelection);
+    const clear = document.getElementById("clear-passages");
+    if (clear) clear.addEventListener("click", function () {
+      document.getElementById("id_passages").value = "[]";
+      showPassages();
     });
+    showPassages();
   }
   bindSelectionButton();
+  try { if (localStorage.getItem("judge-plain")) document.body.classList.add("plain"); } catch (e) { /* private mode */ }
 })();
