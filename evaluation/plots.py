@@ -75,6 +75,44 @@ def pr_plot(curves: pd.DataFrame) -> str:
     return _svg(fig)
 
 
+CURVE_AXES = {"interpolated": ("recall", "interpolated precision", "Interpolated precision-recall (11 points)"),
+              "pr": ("recall", "precision", "Precision-recall (not interpolated)"),
+              "roc": ("false positive rate", "true positive rate", "ROC")}
+
+
+def curve_figure(curves: pd.DataFrame, kind: str, title_suffix: str = ""):
+    """A figure of curves (columns tag, x, y) of ``kind`` (interpolated, pr, roc)."""
+    x_label, y_label, title = CURVE_AXES[kind]
+    fig, ax = _pyplot().subplots(figsize=(6.5, 4.2))
+    for tag, group in curves.groupby("tag", sort=False):
+        marker = "o" if kind == "interpolated" else None
+        ax.plot(group["x"], group["y"], marker=marker, markersize=3, label=str(tag), linewidth=1.2)
+    if kind == "roc":
+        ax.plot([0, 1], [0, 1], color="#c0c6d0", linewidth=0.8, linestyle="--")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(title + title_suffix)
+    return fig
+
+
+def curve_plot(curves: pd.DataFrame, kind: str, title_suffix: str = "") -> str:
+    return _svg(curve_figure(curves, kind, title_suffix))
+
+
+def figure_bytes(fig, fmt: str) -> bytes:
+    """The figure as a downloadable SVG or PNG file."""
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=150 if fmt == "png" else None)
+    _pyplot().close(fig)
+    return buffer.getvalue()
+
+
 def depth_plot(by_depth: pd.DataFrame) -> str:
     """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant)."""
     fig, ax = _pyplot().subplots(figsize=(6.0, 3.4))

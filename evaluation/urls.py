@@ -17,5 +17,7 @@ urlpatterns = [
     path("<slug:slug>/downloads/qrels.txt", views.download_qrels, name="download_qrels"),
     path("<slug:slug>/downloads/pool.txt", views.download_pool, name="download_pool"),
     path("<slug:slug>/downloads/release.zip", views.download_release, name="download_release"),
+    path("<slug:slug>/downloads/evaluation/", views.evaluate_job, name="evaluate_job"),
+    path("<slug:slug>/downloads/judgments.jsonl", views.download_judgments, name="download_judgments"),
     path("<slug:slug>/downloads/release/<int:job_id>/", views.download_release_file, name="download_release_file"),
 ]

@@ -3,6 +3,8 @@ PR curves, reusability, and downloads (qrels, pool, release bundle)."""
 
 from __future__ import annotations
 
+import re
+
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -11,10 +13,14 @@ from django_tables2.export import TableExport
 
 from evaluation import plots, release, selectors, tables
 from evaluation.access import results_view
+from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTIONS, TESTS
-from evaluation.scoring import EvaluationError
+from evaluation.measures import DEFAULT_MEASURES
+from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
-from evaluation.tasks import build_release
+from evaluation.tasks import build_release, evaluate_collection
+from judging.completeness import topic_completeness
+from judging.exchange import judgments_jsonl
 from judging.qrels import QRELS_POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
@@ -90,6 +96,13 @@ def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 
 @results_view()
+def download_judgments(request: HttpRequest, collection: Collection) -> HttpResponse:
+    """Every judgment record (comments, passages, "cannot judge", revisions) as JSON lines."""
+    return _attachment(judgments_jsonl(collection), f"judgments.{collection.slug}.jsonl",
+                       "application/x-ndjson; charset=utf-8")
+
+
+@results_view()
 def download_release(request: HttpRequest, collection: Collection) -> HttpResponse:
     """POST: build the release bundle in the background (a job), then follow it on the job's page; the bundle
     is never built inside a request."""
@@ -105,9 +118,33 @@ def download_release(request: HttpRequest, collection: Collection) -> HttpRespon
 
 
 @results_view()
+def evaluate_job(request: HttpRequest, collection: Collection) -> HttpResponse:
+    """POST: score every run (per topic too) and leave each run and team out, as a background job whose
+    zip is downloaded from its page."""
+    if request.method != "POST":
+        return redirect("evaluation:downloads", slug=collection.slug)
+    policy = request.POST.get("policy", "adjudicated")
+    measures = request.POST.get("measures", "").replace(",", " ").split()
+    try:
+        if policy not in QRELS_POLICIES:
+            raise EvaluationError(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})")
+        parse_requests(measures or list(DEFAULT_MEASURES))
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    job = jobs.job_start(evaluate_collection, kind="evaluation", user=request.user, collection=collection,
+                         params={"policy": policy, "measures": measures})
+    return redirect("job", job_id=job.pk)
+
+
+#: the kinds of job whose zip the results pages offer for download
+JOB_FILES = ("release bundle", "evaluation")
+
+
+@results_view()
 def download_release_file(request: HttpRequest, collection: Collection, job_id: int) -> HttpResponse:
-    """The zip a release job built (anyone who may see the collection's results may download it)."""
-    job = Job.objects.filter(pk=job_id, collection=collection, kind="release bundle", status=Job.Status.DONE).first()
+    """The zip a release or evaluation job built (anyone who may see the collection's results may download it)."""
+    job = Job.objects.filter(pk=job_id, collection=collection, kind__in=JOB_FILES,
+                             status=Job.Status.DONE).first()
     path = jobs.job_output(job, job.result.get("file", "")) if job is not None else None
     if path is None or not path.is_file():
         raise Http404("No such release bundle.")
@@ -159,7 +196,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
-        "assessors": selectors.assessor_names(collection)})
+        "assessors": selectors.assessor_names(collection), "completeness": topic_completeness(collection)})
 
 
 @results_view()
@@ -251,20 +288,50 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         "query": _query_without_export(request), "organizer": is_organizer(request.user)})
 
 
+def _curve_choice(request: HttpRequest, collection: Collection) -> tuple[list[str], list[str], str, list[str],
+                                                                        str | None]:
+    """(every run, the chosen runs, kind, every topic, the chosen topic or None) from the query string."""
+    all_tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
+    chosen = all_tags if request.GET.get("all") else [t for t in request.GET.getlist("run") if t in all_tags]
+    kind = request.GET.get("kind") if request.GET.get("kind") in plots.CURVE_AXES else "interpolated"
+    topics = list(collection.topics.values_list("qid", flat=True))
+    topic = request.GET.get("topic") if request.GET.get("topic") in topics else None
+    return all_tags, chosen or all_tags[:5], kind, topics, topic
+
+
+def _curve_download(request: HttpRequest, collection: Collection, data, kind: str, topic, suffix: str):
+    download = request.GET.get("download")
+    if download not in ("csv", "svg", "png") or data is None or not len(data):
+        return None
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{collection.slug}.{kind}{'.' + topic if topic else ''}")
+    if download == "csv":
+        x, y = plots.CURVE_AXES[kind][:2]
+        text = data.rename(columns={"tag": "run", "x": x, "y": y}).to_csv(index=False)
+        return _attachment(text, f"{name}.csv", "text/csv; charset=utf-8")
+    body = plots.figure_bytes(plots.curve_figure(data, kind, suffix), download)
+    return _attachment(body, f"{name}.{download}", "image/svg+xml" if download == "svg" else "image/png")
+
+
 @results_view()
 def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
-    all_tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
-    chosen = [t for t in request.GET.getlist("run") if t in all_tags] or all_tags[:5]
+    """Precision-recall (11-point or not interpolated) and ROC curves of the chosen runs, averaged over topics
+    or for one topic; ``?download=csv|svg|png`` gives the points or the picture."""
+    all_tags, chosen, kind, topics, topic = _curve_choice(request, collection)
     choice = _choices(request)
     try:
-        data = selectors.pr_curves(collection, chosen, qrels_policy=choice["qrels_policy"],
-                                   assessor=choice["assessor"]) if chosen else None
+        data = run_curves(collection, chosen, kind=kind, topic=topic, qrels_policy=choice["qrels_policy"],
+                          assessor=choice["assessor"]) if chosen else None
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-    svg = plots.pr_plot(data) if data is not None and len(data) else ""
-    return render(request, "evaluation/curves.html", {"collection": collection, "all_tags": all_tags,
-                                                      "chosen": chosen, "svg": svg,
-                                                      "organizer": is_organizer(request.user)})
+    suffix = f", topic {topic}" if topic else ", mean over topics"
+    downloaded = _curve_download(request, collection, data, kind, topic, suffix)
+    if downloaded is not None:
+        return downloaded
+    svg = plots.curve_plot(data, kind, suffix) if data is not None and len(data) else ""
+    return render(request, "evaluation/curves.html", {
+        "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind,
+        "kinds": [(k, v[2]) for k, v in plots.CURVE_AXES.items()], "topics": topics, "topic": topic,
+        "query": request.GET.urlencode(), "organizer": is_organizer(request.user)})
 
 
 @results_view()

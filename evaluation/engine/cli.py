@@ -22,12 +22,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from evaluation.engine.aggregates import AGGREGATES, aggregate, printed_name
+
 VERSION = "9.0.8 (workbench vectorised engine)"
-USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file
+USAGE = """Usage: trec_eval [-h] [-q] {-m measure}* trec_rel_file trec_top_file [trec_top_file ...]
    -h: Give full help information, including other options
    -q: In addition to summary evaluation, give evaluation for each query
    -m: calculate and print measures indicated by 'measure'
-       ('-m all_trec' prints all trec measures, '-m official' is default)
+       ('-m all_trec' prints all trec measures, '-m official' is default;
+       ir_measures' names are understood too: nDCG@10, P@5, AP, R@1000, RR@10, Judged@10)
 """
 HELP = USAGE + """   -c: average over all topics of the qrels (missing topics score 0)
    -l<num>: minimum grade that is relevant (default 1)
@@ -35,17 +38,22 @@ HELP = USAGE + """   -c: average over all topics of the qrels (missing topics sc
    -J: evaluate judged documents only (unjudged removed from every ranking)
    -M<num>: evaluate only the first num documents of each topic
    -N<num>: number of documents in the collection (utility)
-   Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set
-   (judged, rbp, rbp_resid, rbp_graded, ndcg_exp, ndcg_exp_cut, set_Fbeta, map_condensed, ndcg_condensed,
-   ndcg_cut_condensed); see evaluation/engine/spec.py.
+   --aggregate mean|gmean|hmean|median: the 'all' lines of per-topic measures aggregated another way
+   (printed gm_NAME, hm_NAME, median_NAME; workbench extension)
+   Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set (judged, rbp, rbp_resid,
+   rbp_graded, ndcg_exp, ndcg_exp_cut, set_Fbeta, the condensed-list measures, and the textbook forms
+   dcg, dcg_cut, ideal_dcg, ideal_dcg_cut, dcg_exp, dcg_exp_cut, dcg_jk_cut, ndcg_jk_cut, cg_cut, ncg_cut,
+   fallout_cut, roc_auc, and rr_cut, err_cut, nerr_cut, f_cut, f_minkr_cut, ap_minkr_cut, judged_min);
+   see evaluation/engine/spec.py.
 """
 
-_SHORT_ARG = set("mlDNMRTZ")
+_SHORT_ARG = set("mlDNMRTZA")
 _SHORT_FLAG = set("hvqcnJo")
 _LONG = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",
          "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n", "Debug_level": "D",
          "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
-         "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o", "Zscore": "Z"}
+         "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o", "Zscore": "Z",
+         "aggregate": "A"}
 
 
 class UsageError(Exception):
@@ -68,6 +76,7 @@ class Options:
     help: bool = False
     version: bool = False
     files: list[str] = field(default_factory=list)
+    aggregate: str = "mean"
 
 
 def _atol(text: str) -> int:
@@ -93,6 +102,7 @@ _APPLY = {
     "Z": lambda o, v: setattr(o, "zscores", v),
     "D": lambda o, v: None,  # debug level: accepted, as trec_eval does, and ignored
     "o": lambda o, v: None,  # old output format: accepted and ignored
+    "A": lambda o, v: setattr(o, "aggregate", v),
 }
 
 
@@ -168,8 +178,9 @@ def format_value(value, kind: str) -> str:
     return f"{value:6.4f}"
 
 
-def result_lines(result, query: bool, summary: bool) -> list[str]:
-    """trec_eval's output lines for one :class:`EvalResult`."""
+def result_lines(result, query: bool, summary: bool, how: str = "mean", n_topics: int = 0) -> list[str]:
+    """trec_eval's output lines for one :class:`EvalResult`; with ``how`` other than the mean, the
+    per-topic measures' ``all`` lines aggregate ``n_topics`` topics that way (see ``aggregates``)."""
     lines = []
     if query:
         columns = [(name, m.spec.value, result.values[name].tolist())
@@ -183,8 +194,12 @@ def result_lines(result, query: bool, summary: bool) -> list[str]:
                 if name not in result.aggregate:
                     continue
                 value = result.aggregate[name]
+                shown = name
+                if how != "mean" and m.spec.summary == "mean":
+                    value = aggregate(result.values[name], how, n_topics or len(result.qids))
+                    shown = printed_name(name, how)
                 text = value if m.spec.summary == "runid" else format_value(value, m.spec.value)
-                lines.append(f"{name:<22}\tall\t{text}\n")
+                lines.append(f"{shown:<22}\tall\t{text}\n")
     return lines
 
 
@@ -203,11 +218,14 @@ def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     if opts.help:
         stdout.write(HELP)
         return 0
-    if len(opts.files) != 2:
+    if len(opts.files) < 2:
         stderr.write(USAGE)
         return 1
     if opts.zscores is not None:
         stderr.write("trec_eval: -Z (z-scores) is not supported by this engine\n")
+        return 1
+    if opts.aggregate not in AGGREGATES:
+        stderr.write(f"trec_eval: --aggregate {opts.aggregate!r}: one of {', '.join(AGGREGATES)}\n")
         return 1
     if opts.rel_format != "qrels":
         stderr.write(f"trec_eval: Illegal rel_format '{opts.rel_format}' (only 'qrels' is supported)\n")
@@ -226,16 +244,29 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
     except MeasureError as exc:
         stderr.write(f"trec_eval: {exc}\n")
         return exc.exit_code
-    from evaluation.engine.evaluator import Evaluator
     from evaluation.engine.qrels import Qrels
-    from workbench.formats import FormatError, read_qrels_table, read_run_arrays
+    from workbench.formats import FormatError, read_qrels_table
 
-    qrels_path, run_path = opts.files
+    qrels_path, run_paths = opts.files[0], opts.files[1:]
     try:
         qrels = Qrels.from_frame(read_qrels_table(qrels_path))
     except (FormatError, OSError, ValueError) as exc:
         stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
         return 2
+    for run_path in run_paths:  # several run files (a workbench extension): one block of lines each
+        code = _evaluate_run(opts, qrels, run_path, stdout, stderr, name_it=len(run_paths) > 1)
+        if code:
+            return code
+    return 0
+
+
+def _evaluate_run(opts: Options, qrels, run_path: str, stdout: TextIO, stderr: TextIO, *, name_it: bool = False
+                  ) -> int:
+    """One run file's lines; with several files each block starts with its runid line."""
+    from evaluation.engine.evaluator import Evaluator
+    from evaluation.engine.spec import MeasureError
+    from workbench.formats import FormatError, read_run_arrays
+
     try:
         source = sys.stdin.buffer if run_path == "-" else run_path
         run = read_run_arrays(source, name=run_path)
@@ -256,7 +287,11 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
     if not result.qids:
         stderr.write("trec_eval: No queries with both results and relevance info\n")
         return 7
-    stdout.write("".join(result_lines(result, opts.query, opts.summary)))
+    n_topics = len(qrels.topics) if opts.complete else len(result.qids)
+    lines = result_lines(result, opts.query, opts.summary, opts.aggregate, n_topics)
+    if name_it and not any(line.startswith("runid ") for line in lines):
+        lines.insert(0, f"{'runid':<22}\tall\t{result.tag}\n")
+    stdout.write("".join(lines))
     return 0
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evaluation.engine import kernels_ext, kernels_gain, kernels_trec
+from evaluation.engine import kernels_ext, kernels_families, kernels_gain, kernels_textbook, kernels_trec
 from evaluation.engine.context import Ctx
 from evaluation.engine.qrels import Qrels
 from evaluation.engine.ranking import Ranked, blocks, rank_runs
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # pandas is imported only when a caller asks for a frame
     import pandas as pd
 
 MIN_GEO_MEAN = 0.00001
-KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS}
+KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS, **kernels_textbook.KERNELS,
+           **kernels_families.KERNELS}
 
 
 @dataclass(frozen=True)

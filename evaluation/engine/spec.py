@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 
 CUT_LONG, CUT_DOUBLE, PARAMS_DOUBLE, PAIRS, SINGLE = "cut_long", "cut_double", "params_double", "pairs", "single"
+CUT_BASE = "cut_base"  # cut-offs and an optional log base ``b=B`` (dcg_jk_cut.10,b=3)
 FLOAT, LONG, STRING = "float", "long", "string"
 
 
@@ -106,6 +107,27 @@ EXT_SPECS = (
     MeasureSpec("map_condensed", SINGLE, trec=False),
     MeasureSpec("ndcg_condensed", SINGLE, trec=False),
     MeasureSpec("ndcg_cut_condensed", CUT_LONG, _CUTS, trec=False),
+    # the textbook forms (kernels_textbook)
+    MeasureSpec("dcg", SINGLE, trec=False),
+    MeasureSpec("dcg_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("ideal_dcg", SINGLE, trec=False),
+    MeasureSpec("ideal_dcg_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("dcg_exp", SINGLE, trec=False),
+    MeasureSpec("dcg_exp_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("dcg_jk_cut", CUT_BASE, _CUTS, trec=False),
+    MeasureSpec("ndcg_jk_cut", CUT_BASE, _CUTS, trec=False),
+    MeasureSpec("cg_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("ncg_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("fallout_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("roc_auc", SINGLE, trec=False),
+    # families of the peers (kernels_families)
+    MeasureSpec("rr_cut", CUT_LONG, (1, 5, 10, 20, 100), trec=False),
+    MeasureSpec("err_cut", CUT_LONG, (5, 10, 20), trec=False),
+    MeasureSpec("nerr_cut", CUT_LONG, (5, 10, 20), trec=False),
+    MeasureSpec("f_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("f_minkr_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("ap_minkr_cut", CUT_LONG, _CUTS, trec=False),
+    MeasureSpec("judged_min", CUT_LONG, (10,), trec=False),
 )
 
 SPECS = {s.name: s for s in TREC_SPECS + EXT_SPECS}
@@ -123,6 +145,30 @@ NICKNAMES = {
                  "num_nonrel_judged_ret"),
     "all_ext": tuple(s.name for s in EXT_SPECS),
 }
+
+
+#: ir_measures' names (``nDCG@10``, ``P@5``, ``AP``, ``R@1000``) -> trec_eval requests; @k becomes ``.k``
+IR_MEASURES = {"AP": "map", "nDCG": "ndcg", "P": "P", "R": "recall", "RR": "recip_rank", "Rprec": "Rprec",
+               "Bpref": "bpref", "BPref": "bpref", "Judged": "judged", "Success": "success", "SetP": "set_P",
+               "SetR": "set_recall", "SetF": "set_F", "NumRet": "num_ret", "NumRel": "num_rel",
+               "NumRelRet": "num_rel_ret", "NumQ": "num_q", "ERR": "err_cut", "nERR": "nerr_cut", "RBP": "rbp",
+               "infAP": "infAP", "IPrec": "iprec_at_recall"}
+#: the ones whose @k is another measure's cut-off (AP@10 is map_cut.10, nDCG@10 ndcg_cut.10, RR@10 rr_cut.10)
+_AT_K = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "rr_cut"}
+
+
+def from_ir_measures(request: str) -> str:
+    """An ir_measures-style name as the trec_eval request it means; anything else unchanged.
+
+    >>> [from_ir_measures(r) for r in ["nDCG@10", "P@5", "AP", "R@1000", "RR@10", "map"]]
+    ['ndcg_cut.10', 'P.5', 'map', 'recall.1000', 'rr_cut.10', 'map']
+    """
+    name, at, k = request.partition("@")
+    if name not in IR_MEASURES or (not at and name in ("P", "R")):
+        return request
+    if not at:
+        return IR_MEASURES[name]
+    return f"{_AT_K.get(name, IR_MEASURES[name])}.{k}"
 
 
 class MeasureError(ValueError):
@@ -236,8 +282,24 @@ def _pairs(spec: MeasureSpec, raw: str | None) -> Measure:
     return Measure(spec, tuple(pairs), (f"{spec.name}_{raw}",), raw)
 
 
+def _cut_base(spec: MeasureSpec, raw: str | None) -> Measure:
+    """Cut-offs as for ``P`` plus an optional ``b=B`` (the log base, > 1; default 2). Params: (base, *cuts);
+    names ``dcg_jk_cut_10`` (base 2) or ``dcg_jk_cut_b3_10``."""
+    base, parts = 2.0, []
+    for part in (raw.split(",") if raw is not None else []):
+        if part.strip().startswith("b="):
+            base = _atof(part.strip()[2:])
+        else:
+            parts.append(part)
+    if not base > 1.0:
+        raise MeasureError(f"{spec.name}: the log base b must be greater than 1")
+    cut = _cut_long(spec, ",".join(parts) if parts else None)
+    tag = "" if base == 2.0 else f"b{base:g}_"
+    return Measure(spec, (base, *cut.params), tuple(f"{spec.name}_{tag}{c}" for c in cut.params), raw)
+
+
 _BUILDERS = {SINGLE: _single, CUT_LONG: _cut_long, CUT_DOUBLE: _cut_double, PARAMS_DOUBLE: _params_double,
-             PAIRS: _pairs}
+             PAIRS: _pairs, CUT_BASE: _cut_base}
 
 
 def _build(spec: MeasureSpec, raw: str | None) -> Measure:
@@ -257,7 +319,7 @@ def parse_measures(requests: list[str] | tuple[str, ...] | str | None) -> list[M
         requests = [requests]
     marked: set[str] = set()
     params: dict[str, str] = {}
-    for request in requests:
+    for request in (from_ir_measures(r) for r in requests):
         name, dot, raw = request.partition(".")
         if dot:
             if raw == "":

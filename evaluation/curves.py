@@ -1,0 +1,51 @@
+"""Curves of a collection's runs for the curves page: non-interpolated and 11-point precision-recall and
+ROC (:mod:`evaluation.engine.curves`), averaged over topics or for one topic, cached per version."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from evaluation import cache
+from evaluation.engine.curves import curves_from_rankings, ranked_docnos
+from judging.qrels import qrels as judged_qrels
+from workbench.models import Collection
+from workbench.selectors import run_frames
+
+__all__ = ["run_curves"]
+
+
+def _grades(collection: Collection, policy: str, assessor: str | None) -> dict[str, dict[str, int]]:
+    frame = judged_qrels(collection, assessor=assessor, policy=policy)
+    grades: dict[str, dict[str, int]] = defaultdict(dict)
+    for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int), strict=True):
+        grades[qid][docno] = int(rel)
+    return grades
+
+
+def _compute(collection, tags, kind, topic, policy, assessor) -> pd.DataFrame:
+    grades = _grades(collection, policy, assessor)
+    rows = []
+    for tag, frame in run_frames(collection, tags=tags).items():
+        # trec_eval compares scores as 32-bit floats, ties by docno descending
+        rankings = ranked_docnos(frame["qid"].astype(str), np.asarray(frame["score"], dtype=np.float32),
+                                 frame["docno"])
+        if topic is not None:
+            rankings = {topic: rankings.get(topic, [])}
+        if not set(rankings) & set(grades):
+            continue
+        points = curves_from_rankings(grades, rankings, kind=kind, level=collection.relevant_from,
+                                      per_topic=topic is not None)
+        wanted = topic if topic is not None else "all"  # one topic: its own curve, not an average
+        rows += [{"tag": tag, "x": p["x"], "y": p["y"]} for p in points if p["topic"] == wanted]
+    return pd.DataFrame(rows, columns=["tag", "x", "y"])
+
+
+def run_curves(collection: Collection, tags: Sequence[str], *, kind: str = "interpolated", topic: str | None = None,
+               qrels_policy: str = "adjudicated", assessor: str | None = None) -> pd.DataFrame:
+    """Columns tag, x (recall, or false positive rate for ROC), y (precision, or true positive rate)."""
+    key = (cache.version(collection), "curves", tuple(tags), kind, topic, qrels_policy, assessor)
+    return cache.cached(key, lambda: _compute(collection, list(tags), kind, topic, qrels_policy, assessor))

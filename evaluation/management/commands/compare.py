@@ -1,0 +1,54 @@
+"""``manage.py compare QRELS RUN RUN... [-m MEASURE]... [--test t|wilcoxon|sign|randomization|tukey]
+[--correction holm|bonferroni|bh|none] [--alpha 0.05] [--format text|csv|json|latex]``: several runs on
+several measures, each mean marked with the runs it is significantly better than (see
+``evaluation.engine.compare``). Files as trec_eval reads them; no database needed."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluation.engine import Evaluator, MeasureError, Qrels
+from evaluation.engine.compare import COMPARE_TESTS, compare
+from evaluation.engine.corrections import CORRECTIONS
+from evaluation.engine.spec import parse_measures
+from workbench.formats import FormatError, read_qrels_table, read_run_arrays
+
+
+class Command(BaseCommand):
+    help = ("Compare runs on several measures: a table of means, each marked with the runs it is "
+            "significantly better than (paired tests with a correction, or Tukey's HSD).")
+
+    def add_arguments(self, parser):
+        parser.add_argument("qrels")
+        parser.add_argument("runs", nargs="+")
+        parser.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                            help="trec_eval measure (repeatable; default: map ndcg_cut.10 P.10 recall.1000)")
+        parser.add_argument("--test", choices=COMPARE_TESTS, default="t")
+        parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
+        parser.add_argument("--alpha", type=float, default=0.05)
+        parser.add_argument("--format", choices=["text", "csv", "json", "latex"], default="text")
+        parser.add_argument("--seed", type=int, default=0, help="Seed of the randomisation test")
+
+    def handle(self, *args, **opts):
+        if len(opts["runs"]) < 2:
+            raise CommandError("give at least two run files to compare")
+        if not 0 < opts["alpha"] < 1:
+            raise CommandError(f"--alpha {opts['alpha']}: between 0 and 1")
+        requests = opts["measures"] or ["map", "ndcg_cut.10", "P.10", "recall.1000"]
+        try:
+            names = [n for m in parse_measures(requests) if m.spec.per_topic for n in m.names]
+            qrels = Qrels.from_frame(read_qrels_table(opts["qrels"]))
+            evaluator = Evaluator(qrels, requests, complete=True)
+            per_topic = {}
+            for path in opts["runs"]:
+                run = read_run_arrays(path, name=path)
+                tag = run.tag if run.tag not in per_topic else f"{run.tag} ({path})"
+                per_topic[tag] = evaluator.evaluate(run, tag=tag).per_topic
+        except (MeasureError, FormatError, ValueError) as exc:
+            raise CommandError(str(exc).splitlines()[0]) from None
+        except OSError as exc:
+            raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
+        table = compare(per_topic, list(qrels.topics), names, test=opts["test"], correction=opts["correction"],
+                        alpha=opts["alpha"], seed=opts["seed"])
+        self.stdout.write({"text": table.as_text, "csv": table.as_csv, "json": table.as_json,
+                           "latex": table.as_latex}[opts["format"]](), ending="")
