@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: demo test test-postgres lint bench check-peers load-test simulate-pooling clean-venv migrate
+.PHONY: demo test test-postgres lint bench check-peers load-test load-import simulate-pooling clean-venv migrate
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,12 @@ test: $(VENV)/.installed
 	@if [ -n '$(NO_BROWSER)' ]; then echo "chromium not found: skipping the browser tests (sudo apt-get install chromium)"; fi
 	$(PY) -m pytest -n 2 -q $(NO_BROWSER)
 
+# On PostgreSQL: everything but the browser tests, except the end-to-end track (its server and db_worker
+# then run on a fresh PostgreSQL database).
+PG_MARKS := $(if $(NO_BROWSER),not browser,not browser or track)
+
 test-postgres: $(VENV)/.installed
-	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} $(PY) -m pytest -n 2 -q -m "not browser"
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} $(PY) -m pytest -n 2 -q -m "$(PG_MARKS)"
 
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
@@ -54,6 +58,10 @@ check-peers: $(VENV)/.installed
 # 20 assessors judging through gunicorn on the local PostgreSQL (127.0.0.1 only, bounded in time)
 load-test: $(VENV)/.installed
 	$(PY) tests/benchmarks/load_judging.py --seconds 30
+
+# 20 assessors judging through gunicorn on SQLite while 400,000 documents, then a 2,000,000-line run, are imported
+load-import: $(VENV)/.installed
+	cd tests/benchmarks && ../../$(PY) load_import.py
 
 clean-venv:
 	rm -rf $(VENV)

@@ -1,7 +1,7 @@
 """The house rules of shared/DESIGN.md and README's Architecture section, checked on the source.
 
 - The numeric and parsing cores stay free of Django.
-- Layers point down only: workbench <- pooling <- judging <- evaluation. No module imports an app above
+- Layers point down only: workbench <- pooling <- judging <- evaluation <- participation. No module imports an app above
   its own, not even inside a function (the demo installer alone may use every app).
 - No module over 400 lines; no function with a cyclomatic complexity above 15 (radon).
 """
@@ -19,7 +19,7 @@ DJANGO_FREE = [
     "workbench.formats", "workbench.cache", "pooling.strategies", "evaluation.engine", "judging.agreement",
     "judging.allocation", "judging.policies",
 ]
-LAYERS = ["workbench", "pooling", "judging", "evaluation"]
+LAYERS = ["workbench", "pooling", "judging", "evaluation", "participation"]
 #: the one module that may install data through every app (`make demo`)
 MAY_USE_EVERY_APP = {"workbench/demo/install.py"}
 MAX_LINES = 400
@@ -80,7 +80,7 @@ def test_layers_point_down_only():
             for line, name in _imported_modules(path):
                 if name.split(".")[0] in above:
                     upward.append(f"{relative}:{line}: {app} imports {name}")
-    assert not upward, "upward imports (workbench <- pooling <- judging <- evaluation):\n" + "\n".join(upward)
+    assert not upward, "upward imports (workbench <- pooling <- judging <- evaluation <- participation):\n" + "\n".join(upward)
 
 
 def test_the_layer_check_sees_an_import_inside_a_function(tmp_path):

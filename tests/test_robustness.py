@@ -1,6 +1,6 @@
 """No request answers 500, whatever a user puts in the query string or a form, whoever they are.
 
-Property-based (hypothesis): every URL of the workbench, as every role (anonymous, assessor, researcher,
+Property-based (hypothesis): every URL of the workbench, as every role (anonymous, assessor, researcher, participant,
 organizer), with random and hostile values for every parameter the pages read. The number of requests
 tried is written to ``test-artifacts/robustness.requests.*.json`` (README.md quotes it).
 """
@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem
+from participation.models import Team, Track
 from pooling.models import Pool
 from tests.evaluation.tracks import build_track
 
@@ -27,7 +28,7 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 #: every query parameter a page reads (and a few it does not)
 PARAMETERS = ["m", "measures", "measure", "qrels", "test", "correction", "by", "run", "name", "policy",
               "assessor", "binary", "_export", "_table", "sort", "page", "per_page", "t-page", "r-page",
-              "t-sort", "r-sort", "p-sort", "assignment", "next", "q", "format"]
+              "t-sort", "r-sort", "p-sort", "assignment", "next", "q", "format", "kind", "topic", "all", "download"]
 
 HOSTILE = st.sampled_from([
     "", " ", "0", "-1", "1e309", "nan", "9999999999999999999999999", "-99999999999999999999", "ndcg_cut.99999999999999999999",
@@ -35,6 +36,8 @@ HOSTILE = st.sampled_from([
     "../../etc/passwd", "<script>alert(1)</script>", "' OR 1=1 --", "%00", "\x00", "a/b", "$\\foo$", "#", "?",
     "日本語", "\udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"), "x" * 5000, "t", "wilcoxon",
     "randomization", "holm", "none", "team", "majority", "adjudicated", "alpha", "301", "1",
+    "[[0, 5]]", "[[5, 0]]", "[[0, 99999999999999999999]]", "[[true, 1]]", "{}", "preview", "build", "depth", "sampled", "rrf", "mtf", "topics", "runs", "qrels", "documents", "organizer",
+    "deactivate", "link", "roles", "1-10:1 11-x", "301=0", "roc", "pr", "interpolated", "png", "svg",
 ])
 VALUES = st.one_of(HOSTILE, st.text(max_size=30), st.integers().map(str))
 QUERIES = st.dictionaries(st.sampled_from(PARAMETERS), st.lists(VALUES, min_size=1, max_size=3), max_size=4)
@@ -54,18 +57,31 @@ def site(db, tmp_path):
     researcher = User.objects.create_user("rita", password="pw-researcher-1")
     researcher.groups.add(Group.objects.get_or_create(name="researchers")[0])
     assignments_create(pool=Pool.objects.get(collection=collection), assessors=[assessor])
+    participant = User.objects.create_user("pia", password="pw-participant-1")
+    participant.groups.add(Group.objects.get_or_create(name="participants")[0])
+    track = Track.objects.create(collection=collection, open=True)
+    Team.objects.create(track=track, name="pias-team").members.add(participant)
     item = AssignmentItem.objects.filter(assignment__assessor=assessor).first()
     slug = collection.slug
     paths = ["/", "/judge/", "/judge/next/", f"/judge/item/{item.pk}/", f"/judge/organize/{slug}/",
              f"/judge/organize/{slug}/assign/", f"/judge/organize/{slug}/agreement/",
+             f"/judge/topic/{item.assignment_id}/", f"/judge/finished/{item.assignment_id}/next/{item.assignment_id}/",
+             "/judge/topic/0/",
              *[f"/collections/{slug}/{page}" for page in
                ["", "downloads/", "leaderboard/", "runs/alpha/", "runs/nope/", "topics/301/", "topics/999/",
                 "significance/", "curves/", "reusability/", "pool/", "downloads/qrels.txt", "downloads/pool.txt",
-                "downloads/release.zip"]],
+                "downloads/release.zip", "downloads/evaluation/"]],
              "/collections/nope/leaderboard/", "/accounts/login/", "/jobs/1/", "/jobs/999999/",
-             f"/collections/{slug}/downloads/release/1/"]
+             f"/collections/{slug}/downloads/release/1/",
+             *[f"/console/{page}" for page in ["new/", "jobs/", "people/", f"people/{assessor.pk}/", "people/0/",
+                                                f"{slug}/", f"{slug}/edit/", f"{slug}/upload/", f"{slug}/document/",
+                                                f"{slug}/pools/", "nope/", "nope/pools/", f"{slug}/participation/",
+                                                f"{slug}/participation/teams/", f"{slug}/participation/release/"]],
+             "/participate/", f"/participate/{slug}/", f"/participate/{slug}/results/",
+             f"/participate/{slug}/submissions/1/", f"/participate/{slug}/submissions/1/file"]
     clients = {"anonymous": Client(raise_request_exception=False)}
-    for role, user in [("organizer", organizer), ("assessor", assessor), ("researcher", researcher)]:
+    for role, user in [("organizer", organizer), ("assessor", assessor), ("researcher", researcher),
+                       ("participant", participant)]:
         clients[role] = Client(raise_request_exception=False)
         clients[role].force_login(user)
     return {"paths": paths, "clients": clients, "item": item}
@@ -79,7 +95,7 @@ def _record(response, role: str, path: str, data) -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(query=QUERIES, role=st.sampled_from(["anonymous", "assessor", "researcher", "organizer"]))
+@given(query=QUERIES, role=st.sampled_from(["anonymous", "assessor", "researcher", "organizer", "participant"]))
 def test_no_query_string_makes_any_page_answer_500(site, query, role):
     client = site["clients"][role]
     for path in site["paths"]:
@@ -89,9 +105,19 @@ def test_no_query_string_makes_any_page_answer_500(site, query, role):
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(form=st.dictionaries(st.sampled_from(["grade", "cannot_judge", "client_token", "time_spent_ms", "shown_at",
                                              "comment", "rationale", "qid", "docno", "pool", "assessors",
-                                             "topics", "overlap", "batch_size", "username", "password"]),
+                                             "topics", "overlap", "batch_size", "username", "password",
+                                             # the console's forms
+                                             "slug", "name", "relevant_from", "max_depth", "guidelines",
+                                             "grade-TOTAL_FORMS", "grade-INITIAL_FORMS", "grade-0-grade",
+                                             "grade-0-label", "kind", "runs-files", "action", "strategy", "depth",
+                                             "topic_depth", "budget", "total_budget", "strata", "seed", "order",
+                                             "runs", "runs_per_team", "roles", "email", "measures", "policy",
+                                             "open", "opens_at", "closes_at", "max_runs_per_team",
+                                             "pooled_runs_per_team", "leaderboard", "members", "display_name",
+                                             "released", "run_type", "fields_used", "description", "priority",
+                                             "skip", "passages"]),
                             VALUES, max_size=6),
-       role=st.sampled_from(["anonymous", "assessor", "organizer"]))
+       role=st.sampled_from(["anonymous", "assessor", "organizer", "participant"]))
 def test_no_form_post_makes_any_page_answer_500(site, form, role):
     client = site["clients"][role]
     for path in site["paths"]:
