@@ -259,3 +259,30 @@ def test_a_passage_selected_is_marked_saved_as_offsets_and_shown_to_the_organize
     assert judgment.passages == [[start, start + len("found dark energy")]]
     page.goto(f"{live_server.url}/judge/item/{AssignmentItem.objects.get(docno='d2').pk}/")
     expect(page.locator("mark.passage")).to_have_text("found dark energy")  # shown again when revisiting
+
+
+def test_a_busy_database_answers_with_the_document_and_the_choice_kept(page, live_server, assigned, monkeypatch):
+    """The server's own 503 (the database stayed locked): its page says so, and pressing again stores it."""
+    from django.db import OperationalError
+
+    import judging.views
+
+    real = judging.views.judgment_record
+    calls = []
+
+    def locked_once(**kwargs):
+        calls.append(kwargs["grade"])
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return real(**kwargs)
+
+    monkeypatch.setattr(judging.views, "judgment_record", locked_once)  # the live server runs in this process
+    log_in(page, live_server, "ada", "judge-me")
+    page.goto(f"{live_server.url}/judge/next/")
+    page.keyboard.press("1")
+    expect(page.locator("main")).to_contain_text("Your judgment was NOT saved: the database is busy")
+    assert "Text of d2" in page.content() and Judgment.objects.count() == 0
+    page.keyboard.press("1")
+    expect(page.locator("main")).to_contain_text("Text of d3")
+    assert calls == [1, 1]
+    assert list(Judgment.objects.values_list("docno", "grade")) == [("d2", 1)]
