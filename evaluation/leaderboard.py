@@ -97,6 +97,7 @@ class Leaderboard:
                 row["per_topic"] = self._per_topic_values(r.tag)
             runs.append(row)
         return _plain({"collection": self.collection, "measures": self.measures, "qrels": self.qrels_policy,
+                       "topics": [str(q) for q in self.topics],
                        "pool": self.pool, "judged_threshold": self.judged_threshold, "runs": runs})
 
     def _per_topic_values(self, tag: str) -> dict[str, dict[str, float]]:
@@ -122,7 +123,8 @@ def _plain(value):
 
 # ------------------------------------------------------------------------------------ leaderboard
 def policy_key(qrels_policy: str | None, assessor: str | None) -> str:
-    return scoring.normalise_policy(qrels_policy) if assessor is None else f"assessor:{assessor}"
+    policy = scoring.normalise_policy(qrels_policy)
+    return policy if assessor is None else f"assessor:{assessor}" + policy[len(policy.removesuffix(scoring.COMPLETE)):]
 
 
 def topics_of(scores: dict[str, Scores]) -> list[str]:

@@ -20,6 +20,7 @@ from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
+from judging.completeness import topic_completeness
 from judging.policies import QRELS_POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
@@ -33,11 +34,30 @@ class EvaluationError(ValueError):
     """A request that cannot be evaluated; the message is one line for the user."""
 
 
+COMPLETE = "/complete"  # policy suffix: only the topics whose pooled documents are all judged
+
+
 def normalise_policy(policy: str) -> str:
+    """``adjudicated`` or ``majority``, optionally with ``/complete`` (partly judged topics left out)."""
     policy = "adjudicated" if policy in (None, "current") else policy
-    if policy not in QRELS_POLICIES:
+    base, scope = (policy[:-len(COMPLETE)], COMPLETE) if policy.endswith(COMPLETE) else (policy, "")
+    base = "adjudicated" if base == "current" else base
+    if base not in QRELS_POLICIES:
         raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(QRELS_POLICIES)}, or an assessor)")
-    return policy
+    return base + scope
+
+
+def completeness(collection: Collection):
+    """:func:`judging.completeness.topic_completeness`, once per version of the collection."""
+    return cached((version(collection), "completeness"), lambda: topic_completeness(collection))
+
+
+def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.DataFrame:
+    complete = completeness(collection).complete
+    if not complete:
+        raise EvaluationError(f"no topic of collection {collection.slug!r} is fully judged yet: "
+                              "choose all topics to see scores")
+    return frame[frame["qid"].isin(complete)].reset_index(drop=True)
 
 
 def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> pd.DataFrame:
@@ -46,11 +66,11 @@ def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor
     key = (version(collection), "qrels", policy, assessor)
 
     def load() -> pd.DataFrame:
-        frame = judged_qrels(collection, assessor=assessor, policy=policy)
+        frame = judged_qrels(collection, assessor=assessor, policy=policy.removesuffix(COMPLETE))
         if frame.empty:
             who = f" by assessor {assessor!r}" if assessor else ""
             raise EvaluationError(f"no judgments{who} in collection {collection.slug!r}: nothing to evaluate against")
-        return frame
+        return _complete_topics_only(collection, frame) if policy.endswith(COMPLETE) else frame
 
     return cached(key, load)
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import plots, release, selectors, tables
+from evaluation import plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTIONS, TESTS
@@ -19,7 +19,6 @@ from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
 from evaluation.tasks import build_release, evaluate_collection
-from judging.completeness import topic_completeness
 from judging.exchange import judgments_jsonl
 from judging.qrels import QRELS_POLICIES, qrels
 from pooling import selectors as pooling_selectors
@@ -153,8 +152,9 @@ def download_release_file(request: HttpRequest, collection: Collection, job_id: 
 
 # --- leaderboard and reports ----------------------------------------------------------------------
 
-def _choices(request: HttpRequest) -> dict:
-    """Measures, qrels policy and test chosen in the query string."""
+def _choices(request: HttpRequest, collection: Collection) -> dict:
+    """Measures, qrels policy, topics and test chosen in the query string. Topics: ``complete`` (only the
+    fully judged ones) by default when some topics are partly judged, else ``all``."""
     measures = [m for m in request.GET.getlist("m") if m.strip()]
     measures += request.GET.get("measures", "").replace(",", " ").split()
     measures = measures or None
@@ -168,7 +168,12 @@ def _choices(request: HttpRequest) -> dict:
         test = "t"
     if correction not in CORRECTIONS:
         correction = "holm"
-    return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": policy,
+    done = scoring.completeness(collection)
+    topics = request.GET.get("topics", "complete" if done.has_partial and done.complete else "all")
+    topics = topics if topics in ("complete", "all") else "all"
+    scoped = policy + scoring.COMPLETE if topics == "complete" else policy
+    return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
+            "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction}
 
 
@@ -178,7 +183,7 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 
 @results_view()
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request)
+    choice = _choices(request, collection)
     try:
         board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
                                       assessor=choice["assessor"], test=choice["test"],
@@ -196,7 +201,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
-        "assessors": selectors.assessor_names(collection), "completeness": topic_completeness(collection)})
+        "assessors": selectors.assessor_names(collection), "completeness": choice["completeness"]})
 
 
 @results_view()
@@ -204,7 +209,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
     run = collection.runs.filter(tag=tag).first()
     if run is None:
         raise Http404("No such run.")
-    choice = _choices(request)
+    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
         report = selectors.run_report(collection, tag, measure=measure, qrels_policy=choice["qrels_policy"],
@@ -230,7 +235,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
 def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpResponse:
     if not collection.topics.filter(qid=qid).exists():
         raise Http404("No such topic.")
-    choice = _choices(request)
+    choice = _choices(request, collection)
     try:
         report = selectors.topic_report(collection, qid, measures=choice["measures"],
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
@@ -262,7 +267,7 @@ def _query_without_export(request: HttpRequest) -> str:
 
 @results_view()
 def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request)
+    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
         pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
@@ -317,7 +322,7 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     """Precision-recall (11-point or not interpolated) and ROC curves of the chosen runs, averaged over topics
     or for one topic; ``?download=csv|svg|png`` gives the points or the picture."""
     all_tags, chosen, kind, topics, topic = _curve_choice(request, collection)
-    choice = _choices(request)
+    choice = _choices(request, collection)
     try:
         data = run_curves(collection, chosen, kind=kind, topic=topic, qrels_policy=choice["qrels_policy"],
                           assessor=choice["assessor"]) if chosen else None

@@ -220,6 +220,14 @@ def test_partly_judged_topics_are_named_on_the_leaderboard_and_in_the_release(cl
     client.force_login(organizer)
     body = client.get("/collections/robust/leaderboard/").content.decode()
     assert "1 topic only partly judged" in body and "301: 1 of 4" in body
+    # scores use the fully judged topics by default, and say so; the choice is shown and can be changed
+    assert '<option value="complete" selected>fully judged only</option>' in body
+    assert "they are left out of these scores" in body
+    default = client.get("/collections/robust/leaderboard/?_export=json").json()
+    everything = client.get("/collections/robust/leaderboard/?topics=all&_export=json").json()
+    assert default["topics"] == ["302"] and everything["topics"] == ["301", "302"]
+    report = client.get("/collections/robust/runs/a/").content.decode()
+    assert "302" in report and ">301<" not in report  # the run's page follows the same default
     readme = zipfile.ZipFile(io.BytesIO(release_bundle(pool.collection).data)).read("robust/README.md").decode()
     assert "topics fully judged (every pooled document): 1" in readme and "301 (1 of 4)" in readme
 
