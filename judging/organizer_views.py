@@ -90,7 +90,9 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
             except (JudgmentRefused, Topic.DoesNotExist) as exc:
                 messages.error(request, str(exc) or "No such topic.")
             else:
-                messages.success(request, f"Topic {data['qid']}, {data['docno']}: adjudicated as {data['grade']}.")
+                reason = f" (reason: “{data['comment']}”)" if data.get("comment") else ""
+                messages.success(request, f"Topic {data['qid']}, {data['docno']}: adjudicated as {data['grade']} "
+                                          f"{collection.grade_labels.get(data['grade'], '')}{reason}.")
                 return redirect("judging:agreement", slug=collection.slug)
         else:
             messages.error(request, "The adjudication was incomplete: " + "; ".join(
@@ -104,7 +106,9 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     labels = collection.grade_labels
     evidence = selectors.disagreement_evidence(collection, [(r["qid"], r["docno"]) for r in disputed[:500]])
     for row in disputed:
-        row["grade_list"] = sorted(row["grades"].items())
+        row["grade_list"] = [(name, grade, labels.get(grade, "")) for name, grade in sorted(row["grades"].items())]
+        if row.get("adjudicated") is not None:
+            row["adjudicated_label"] = labels.get(row["adjudicated"], "")
         row["evidence"] = evidence.get((row["qid"], row["docno"]))
     return render(request, "judging/agreement.html", {
         "collection": collection, "pairs": pairs, "topics": topics, "disputed": disputed[:500],
