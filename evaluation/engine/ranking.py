@@ -143,15 +143,54 @@ def _prepare(qrels: Qrels, r: int, run) -> tuple:
     counts = np.zeros(len(qrels.topics), dtype=np.int64)
     for start in range(0, topic.size, _BLOCK * 16):  # bincount copies to intp: a block at a time
         counts += np.bincount(topic[start: start + _BLOCK * 16], minlength=len(qrels.topics))
-    key = _sort_key(topic, score, r * len(qrels.topics))
-    order = _break_ties(np.argsort(key, kind="stable"), key, docno)
-    sorted_at = np.empty(order.size, dtype=np.int64)
-    sorted_at[order] = np.arange(order.size, dtype=np.int64)
-    hit = sorted_at[rows]
+    hit, ranked_rows = _judged_in_rank_order(topic, score, docno, rows, counts)
+    judgments = judgments[np.searchsorted(rows, ranked_rows)]  # rows ascend (match returns them so)
+    segment = topic[ranked_rows].astype(np.int64) + r * len(qrels.topics)
+    return int(topic.size), counts, hit, judgments, segment
+
+
+def _chunks(topic: np.ndarray) -> list[tuple[int, int]]:
+    """Line ranges that can be sorted on their own: when each topic's lines are contiguous (as in almost
+    every run file), whole topics about a million lines at a time; otherwise the whole run."""
+    if not topic.size:
+        return []
+    change = np.flatnonzero(topic[1:] != topic[:-1]) + 1
+    if change.size + 1 != np.unique(topic[np.concatenate(([0], change))]).size:
+        return [(0, int(topic.size))]  # some topic's lines are not contiguous
+    bounds, start = [], 0
+    for end in [*change.tolist(), int(topic.size)]:
+        if end - start >= _BLOCK * 16 or end == topic.size:
+            bounds.append((start, end))
+            start = end
+    return bounds
+
+
+def _judged_in_rank_order(topic: np.ndarray, score: np.ndarray, docno, rows: np.ndarray, counts: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """Places in the run's sorted order (segments ascending, trec_eval's order within) of the judged
+    ``rows``, ascending, and those rows. Sorted a chunk of whole topics at a time (:func:`_chunks`): a
+    line's place is where its topic starts in the sorted run plus its place among its topic's lines, so no
+    sort key, order or inverse permutation of every line is ever held at once."""
+    topic_start = np.cumsum(counts) - counts
+    judged = np.zeros(topic.size, dtype=bool)
+    judged[rows] = True
+    hits, ranked = [], []
+    for a, b in _chunks(topic):
+        key = _sort_key(topic[a:b], score[a:b], 0)
+        order = _break_ties(np.argsort(key, kind="stable"), key, docno.slice(a, b - a))
+        del key
+        local = np.flatnonzero(judged[a:b][order])
+        chunk_counts = np.bincount(topic[a:b], minlength=counts.size)
+        chunk_start = np.cumsum(chunk_counts) - chunk_counts
+        line = order[local] + a
+        t = topic[line]
+        hits.append(topic_start[t] + local - chunk_start[t])
+        ranked.append(line)
+    if not hits:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    hit, line = np.concatenate(hits).astype(np.int64), np.concatenate(ranked).astype(np.int64)
     by_rank = np.argsort(hit, kind="stable")
-    rows = rows[by_rank]
-    return (int(topic.size), counts, hit[by_rank], judgments[by_rank],
-            (key[rows] >> np.uint64(32)).astype(np.int64))
+    return hit[by_rank], line[by_rank]
 
 
 def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_only: bool = False) -> Ranked:
