@@ -12,6 +12,13 @@ Workloads (issue 3):
 (b) 100 runs x 50 topics x 1,000 documents, evaluated in one batch (engine: ``evaluate_many``; the
     others: one evaluator, a loop over runs).
 
+(c) against NIST's trec_eval C binary (issue 15): workload (a) as a whole process each, and ``-q -m all_trec``
+    on its first 500 topics. The binary is ``--trec-eval PATH`` (or ``$TREC_EVAL``), or is built with ``make``
+    from a checkout of https://github.com/usnistgov/trec_eval given as ``--trec-eval-src DIR`` (or
+    ``$TREC_EVAL_SRC``); with neither, or no C compiler, these rows are skipped with a notice. Targets: the
+    whole ``manage.py trec_eval`` process at most 0.33x trec_eval's time with no more peak memory, and no
+    slower than trec_eval for ``-q -m all_trec``; the outputs are compared byte for byte.
+
 Every case runs in its own subprocess; wall time and peak RSS (``ru_maxrss`` of that child) are measured
 from outside, the in-process parse / evaluate split from inside. Prints a markdown table. The machine is
 shared: compare ratios measured in the same run. Files are generated once (seeded) under ``--workdir``.
@@ -23,6 +30,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -152,6 +160,77 @@ def run_cli(qrels: Path, run: Path) -> dict:
     return {**outer, "map": float(line.split()[-1]) if line else float("nan")}
 
 
+def trec_eval_binary(opts) -> tuple[Path | None, str]:
+    """The C trec_eval to compare with, built from source if asked; (None, why) when there is none."""
+    given = opts.trec_eval or os.environ.get("TREC_EVAL")
+    if given:
+        return (Path(given), "") if Path(given).is_file() else (None, f"no trec_eval binary at {given}")
+    src = opts.trec_eval_src or os.environ.get("TREC_EVAL_SRC")
+    if not src:
+        return None, "no trec_eval given (--trec-eval PATH or --trec-eval-src DIR): C rows skipped"
+    if not shutil.which("make") or not (shutil.which("cc") or shutil.which("gcc")):
+        return None, "no C compiler or make here: trec_eval cannot be built, C rows skipped"
+    build = opts.workdir / "trec_eval-build"
+    if not (build / "trec_eval").exists():
+        shutil.rmtree(build, ignore_errors=True)
+        shutil.copytree(src, build, ignore=shutil.ignore_patterns(".git", "*.o", "trec_eval"))
+        made = subprocess.run(["make", "-s"], cwd=build, capture_output=True, text=True)
+        if made.returncode != 0:
+            return None, f"building trec_eval in {build} failed: {made.stderr.strip()[-300:]}"
+    return build / "trec_eval", ""
+
+
+def run_binary(binary: Path, args: list[str]) -> dict:
+    outer = measure([str(binary), *args])
+    line = next((x for x in outer["out"].splitlines() if x.startswith("map ")), "")
+    return {**outer, "map": float(line.split()[-1]) if line else float("nan")}
+
+
+def first_topics(src: Path, dst: Path, n: int) -> Path:
+    """``src`` with only the lines of its first ``n`` topics (by first appearance)."""
+    if not dst.exists():
+        seen: set[str] = set()
+        with open(src) as inp, open(dst, "w") as out:
+            for line in inp:
+                qid = line.split(maxsplit=1)[0]
+                if qid not in seen and len(seen) >= n:
+                    continue
+                seen.add(qid)
+                out.write(line)
+    return dst
+
+
+def compare_c(opts, data: dict) -> list[str]:
+    """Rows (c): the whole processes of manage.py trec_eval and of the C binary, same files and options."""
+    binary, why = trec_eval_binary(opts)
+    if binary is None:
+        return [f"(c) skipped: {why}"]
+    q, r = data["a"]
+    five = [a for m in MEASURES_TE for a in ("-m", m)]
+    q500 = first_topics(q, opts.workdir / "a500.qrels", 500)
+    r500 = first_topics(r, opts.workdir / "a500.run", 500)
+    rows = []
+    for label, args in (("(c) 5,000 x 1,000, 5 measures", [*five, str(q), str(r)]),
+                        ("(c) 500 x 1,000, -q -m all_trec", ["-q", "-m", "all_trec", str(q500), str(r500)])):
+        ours = best_of(opts.repeat, lambda a=args: measure([sys.executable, str(ROOT / "manage.py"), "trec_eval", *a]))
+        theirs = best_of(opts.repeat, lambda a=args: run_binary(binary, a))
+        same = "identical" if ours.get("out") and ours["out"] == theirs.get("out") else "DIFFERENT"
+        if len(theirs.get("out", "")) >= 4000:  # only the tails were kept: compare a checksum of whole outputs
+            same = _same_output([sys.executable, str(ROOT / "manage.py"), "trec_eval", *args], [str(binary), *args])
+        rows.append(f"| {label} | {ours['wall']:.2f} | {theirs['wall']:.2f} | {ours['wall'] / theirs['wall']:.2f} "
+                    f"| {ours['rss']:.0f} | {theirs['rss']:.0f} | {ours['rss'] / theirs['rss']:.2f} | {same} |")
+    head = ["| workload | manage.py trec_eval s | trec_eval (C) s | time ratio | peak MB | C peak MB "
+            "| memory ratio | output |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+    return head + rows
+
+
+def _same_output(ours: list[str], theirs: list[str]) -> str:
+    env = {**os.environ, "DEBUG": "1", "PYTHONPATH": str(ROOT)}
+    a = subprocess.run(ours, capture_output=True, env=env, cwd=ROOT).stdout
+    b = subprocess.run(theirs, capture_output=True).stdout
+    return "identical" if a == b else "DIFFERENT"
+
+
 def best_of(times: int, measure_once) -> dict:
     """The run with the lowest wall time of ``times`` (the machine is shared: noise only adds time)."""
     return min((measure_once() for _ in range(times)), key=lambda r: r.get("wall", float("inf")))
@@ -180,7 +259,9 @@ def table(rows: list[tuple[str, str, dict]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=ROOT / "var" / "bench")
-    parser.add_argument("--only", choices=["a", "b"])
+    parser.add_argument("--only", choices=["a", "b", "c"])
+    parser.add_argument("--trec-eval", help="a trec_eval binary to compare with (or $TREC_EVAL)")
+    parser.add_argument("--trec-eval-src", type=Path, help="a trec_eval source checkout to build (or $TREC_EVAL_SRC)")
     parser.add_argument("--case", choices=sorted(CASES))
     parser.add_argument("--repeat", type=int, default=2, help="best of N runs (ranx: once)")
     parser.add_argument("files", nargs="*")
@@ -205,7 +286,10 @@ def main() -> int:
         for name in ("engine", "pytrec_eval", "ranx"):
             times = 1 if name == "ranx" else opts.repeat
             rows.append(("(b) 100 runs x 50 x 1,000", name, best_of(times, lambda n=name: run_case(n, q, runs))))
-    print(table(rows))
+    if rows:
+        print(table(rows))
+    if opts.only in (None, "c"):
+        print("\n" + "\n".join(compare_c(opts, data)))
     for _, case, r in rows:
         if r.get("code"):
             print(f"\n{case} failed: {r.get('err', '')[-500:]}")
