@@ -55,3 +55,22 @@ def log_in(page, live_server, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_load_state()
+
+
+def select_text(page, phrase: str) -> None:
+    """Select the first ``phrase`` in the document's text (``#doc-text``), as a mouse drag would."""
+    page.evaluate("""phrase => {
+        const root = document.getElementById('doc-text');
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        const from = root.textContent.indexOf(phrase), to = from + phrase.length;
+        let at = 0, start, startOff, end, endOff;
+        while (walker.nextNode()) {
+            const n = walker.currentNode, len = n.data.length;
+            if (start === undefined && from < at + len) { start = n; startOff = from - at; }
+            if (end === undefined && to <= at + len) { end = n; endOff = to - at; }
+            at += len;
+        }
+        const range = document.createRange();
+        range.setStart(start, startOff); range.setEnd(end, endOff);
+        window.getSelection().removeAllRanges(); window.getSelection().addRange(range);
+    }""", phrase)

@@ -13,7 +13,7 @@ from judging.models import Judgment
 from judging.qrels import qrels
 from pooling.models import Pool, PoolEntry
 from tests import factories
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, select_text
 
 pytestmark = pytest.mark.browser
 
@@ -41,32 +41,13 @@ def doubly_assigned(transactional_db):
     return collection
 
 
-def _select(page, phrase: str) -> None:
-    """Select ``phrase`` in the document's text, as a mouse drag would."""
-    page.evaluate("""phrase => {
-        const root = document.getElementById('doc-text');
-        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-        const from = root.textContent.indexOf(phrase), to = from + phrase.length;
-        let at = 0, start, startOff, end, endOff;
-        while (walker.nextNode()) {
-            const n = walker.currentNode, len = n.data.length;
-            if (start === undefined && from < at + len) { start = n; startOff = from - at; }
-            if (end === undefined && to <= at + len) { end = n; endOff = to - at; }
-            at += len;
-        }
-        const range = document.createRange();
-        range.setStart(start, startOff); range.setEnd(end, endOff);
-        window.getSelection().removeAllRanges(); window.getSelection().addRange(range);
-    }""", phrase)
-
-
 def _judge_first(page, live_server, user, password, key, comment, passage=None):
     log_in(page, live_server, user, password)
     page.goto(f"{live_server.url}/judge/next/")
     page.wait_for_load_state("load")
     expect(page.locator("main")).to_contain_text("found dark energy")
     if passage:
-        _select(page, passage)
+        select_text(page, passage)
         page.keyboard.press("p")
         expect(page.locator("mark.passage")).to_have_text(passage)
     page.get_by_text("Comment or supporting passage (optional)").click()

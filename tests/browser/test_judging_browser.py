@@ -12,7 +12,7 @@ from judging.assignments import assignments_create
 from judging.models import AssignmentItem, Judgment
 from pooling.models import Pool, PoolEntry
 from tests import factories
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, select_text
 
 pytestmark = pytest.mark.browser
 
@@ -235,21 +235,7 @@ def test_a_passage_selected_is_marked_saved_as_offsets_and_shown_to_the_organize
     page.goto(f"{live_server.url}/judge/next/")
     page.wait_for_load_state("load")
     # select "found dark energy" with the mouse (a range in the page), then press p
-    page.evaluate("""() => {
-        const root = document.getElementById('doc-text');
-        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-        let at = 0, startNode, startOff, endNode, endOff;
-        const text = root.textContent, from = text.indexOf('found'), to = from + 'found dark energy'.length;
-        while (walker.nextNode()) {
-            const n = walker.currentNode, len = n.data.length;
-            if (startNode === undefined && from < at + len) { startNode = n; startOff = from - at; }
-            if (endNode === undefined && to <= at + len) { endNode = n; endOff = to - at; }
-            at += len;
-        }
-        const range = document.createRange();
-        range.setStart(startNode, startOff); range.setEnd(endNode, endOff);
-        window.getSelection().removeAllRanges(); window.getSelection().addRange(range);
-    }""")
+    select_text(page, "found dark energy")
     page.keyboard.press("p")
     expect(page.locator("mark.passage")).to_have_text("found dark energy")
     page.keyboard.press("2")
