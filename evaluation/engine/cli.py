@@ -40,6 +40,10 @@ HELP = USAGE + """   -c: average over all topics of the qrels (missing topics sc
    -N<num>: number of documents in the collection (utility)
    --aggregate mean|gmean|hmean|median: the 'all' lines of per-topic measures aggregated another way
    (printed gm_NAME, hm_NAME, median_NAME; workbench extension)
+   --fractional-grades: grades with decimals (0.6, a judge's probability) keep their exact values in the
+   gain-based measures (ndcg, ndcg_cut, dcg, cg, ncg, err, rbp_graded, ...); a grade >= -l (which may
+   have decimals, e.g. -l 0.5) is relevant for the others. Without it grades are read as trec_eval reads
+   them (0.6 as 0) and a warning says so (workbench extension)
    Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set (judged, rbp, rbp_resid,
    rbp_graded, ndcg_exp, ndcg_exp_cut, set_Fbeta, the condensed-list measures, and the textbook forms
    dcg, dcg_cut, ideal_dcg, ideal_dcg_cut, dcg_exp, dcg_exp_cut, dcg_jk_cut, ndcg_jk_cut, cg_cut, ncg_cut,
@@ -48,12 +52,12 @@ HELP = USAGE + """   -c: average over all topics of the qrels (missing topics sc
 """
 
 _SHORT_ARG = set("mlDNMRTZA")
-_SHORT_FLAG = set("hvqcnJo")
+_SHORT_FLAG = set("hvqcnJoF")
 _LONG = {"help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m",
          "complete_rel_info_wanted": "c", "level_for_rel": "l", "nosummary": "n", "Debug_level": "D",
          "Judged_docs_only": "J", "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M",
          "Rel_info_format": "R", "Results_format": "T", "Output_old_results_format": "o", "Zscore": "Z",
-         "aggregate": "A"}
+         "aggregate": "A", "fractional-grades": "F"}
 
 
 class UsageError(Exception):
@@ -77,6 +81,8 @@ class Options:
     version: bool = False
     files: list[str] = field(default_factory=list)
     aggregate: str = "mean"
+    fractional: bool = False
+    level_text: str | None = None
 
 
 def _atol(text: str) -> int:
@@ -92,7 +98,7 @@ _APPLY = {
     "q": lambda o, v: setattr(o, "query", True),
     "m": lambda o, v: o.measures.append(v),
     "c": lambda o, v: setattr(o, "complete", True),
-    "l": lambda o, v: setattr(o, "level", _atol(v)),
+    "l": lambda o, v: (setattr(o, "level", _atol(v)), setattr(o, "level_text", v)),
     "n": lambda o, v: setattr(o, "summary", False),
     "J": lambda o, v: setattr(o, "judged_only", True),
     "N": lambda o, v: setattr(o, "coll_size", _atol(v)),
@@ -103,6 +109,7 @@ _APPLY = {
     "D": lambda o, v: None,  # debug level: accepted, as trec_eval does, and ignored
     "o": lambda o, v: None,  # old output format: accepted and ignored
     "A": lambda o, v: setattr(o, "aggregate", v),
+    "F": lambda o, v: setattr(o, "fractional", True),
 }
 
 
@@ -236,6 +243,17 @@ def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     return _evaluate(opts, stdout, stderr)
 
 
+def _fractional_level(opts: Options) -> float | None:
+    """``-l`` as a number with decimals (for ``--fractional-grades``); 1 when not given, None if not a number."""
+    if opts.level_text is None:
+        return 1.0
+    try:
+        level = float(opts.level_text)
+    except ValueError:
+        return None
+    return level if math.isfinite(level) and level > 0 else None
+
+
 def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
     from evaluation.engine.spec import MeasureError, parse_measures
 
@@ -248,11 +266,18 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
     from workbench.formats import FormatError, read_qrels_table
 
     qrels_path, run_paths = opts.files[0], opts.files[1:]
+    relevant_from = _fractional_level(opts)
+    if opts.fractional and relevant_from is None:
+        stderr.write(f"trec_eval: -l {opts.level_text!r}: the relevance level must be a number\n")
+        return 1
+    notes: list[str] = []
     try:
-        qrels = Qrels.from_frame(read_qrels_table(qrels_path))
+        table = read_qrels_table(qrels_path, grades="fractional" if opts.fractional else "truncate", notes=notes)
+        qrels = Qrels.from_frame(table, fractional_from=relevant_from if opts.fractional else None)
     except (FormatError, OSError, ValueError) as exc:
         stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
         return 2
+    stderr.write("".join(f"trec_eval: warning: {note}\n" for note in notes))
     for run_path in run_paths:  # several run files (a workbench extension): one block of lines each
         code = _evaluate_run(opts, qrels, run_path, stdout, stderr, name_it=len(run_paths) > 1)
         if code:

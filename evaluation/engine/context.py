@@ -113,6 +113,16 @@ class Ctx:
         return self.cached("nrr", lambda: np.count_nonzero(self.isrel & (self.rel >= 0), axis=1))
 
     @property
+    def grade_gains(self) -> np.ndarray:
+        """Each entry's grade as a gain (float; 0 where not positive, unjudged or padding): the exact
+        fractional grade when the qrels have them, else the integer grade."""
+        def make():
+            if self.block.val is not None:
+                return np.where(self.valid & (self.block.val > 0), self.block.val, 0.0)
+            return np.where(self.valid & (self.rel > 0), self.rel, 0).astype(np.float64)
+        return self.cached("grade_gains", make)
+
+    @property
     def rank(self) -> np.ndarray:
         """1-based rank of each entry as a float (1 for padding)."""
         return self.cached("rank", lambda: np.where(self.valid, self.pos + 1, 1).astype(np.float64))

@@ -88,7 +88,8 @@ class Evaluator:
         for m in self.measures:
             if m.name in ("rbp", "rbp_resid", "rbp_graded"):
                 kernels_ext.rbp_p(m)
-        self.level = int(relevance_level)
+        # fractional grades were made relevant (1) or not (0) by their own level when the qrels were read
+        self.level = 1 if qrels.values is not None else int(relevance_level)
         if self.level < 0:  # trec_eval would then count unpooled documents as relevant
             raise ValueError("relevance_level must be >= 0")
         self.judged_only = judged_only

@@ -15,13 +15,14 @@ best first. Only the grades present in a topic change the list, so orders are co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from evaluation.engine.context import log2_table
 from evaluation.engine.qrels import Qrels
-from evaluation.engine.spec import _strtol
+from evaluation.engine.spec import MeasureError, _strtol
 
 
 def _glibc_msort(items: list, cmp) -> list:
@@ -75,6 +76,14 @@ class GainModel:
     after: np.ndarray
     first: np.ndarray
     ideal_dcg: np.ndarray
+    transform: Callable[[np.ndarray], np.ndarray] | None = None  # fractional grades: grade -> gain
+
+    def entry_gains(self, ctx) -> np.ndarray:
+        """The gain of each entry of a block (:class:`~evaluation.engine.context.Ctx`), 0 for padding."""
+        if self.transform is not None:
+            grades = ctx.grade_gains
+            return np.where(grades > 0, self.transform(grades), 0.0)
+        return np.where(ctx.valid, self.gains(ctx.stat("topic"), ctx.rel), 0.0)
 
     def gains(self, rows_topic: np.ndarray, rel: np.ndarray) -> np.ndarray:
         """Gain of each rel value (matrix), 0 for padding."""
@@ -120,8 +129,43 @@ def _group_ideals(qrels: Qrels, order: list, members: np.ndarray) -> tuple[float
     return first, [_ideal_gains(gains, counts[row]) for row in range(members.size)]
 
 
+def _linear(grades: np.ndarray) -> np.ndarray:
+    return grades
+
+
+def _exponential(grades: np.ndarray) -> np.ndarray:
+    return np.exp2(grades) - 1.0
+
+
+def fractional_model(qrels: Qrels, transform) -> GainModel:
+    """Gains of fractional grades: ``transform(grade)`` of every positive grade, the ideal ranking every
+    judged document with a positive grade, highest first (cached on ``qrels``)."""
+    key = ("gains-fractional", transform.__name__)
+    if key in qrels._cache:
+        return qrels._cache[key]
+    n_topics = len(qrels.topics)
+    positive = qrels.values > 0
+    topic = (qrels.keys // qrels.n_docs)[positive]
+    gains = transform(qrels.values[positive])
+    order = np.lexsort((-gains, topic))
+    topic, gains = topic[order], gains[order]
+    n_ideal = np.bincount(topic, minlength=n_topics).astype(np.int64)
+    ideal = np.zeros((n_topics, max(int(n_ideal.max(initial=0)), 1)))
+    ideal[topic, np.arange(topic.size) - (np.cumsum(n_ideal) - n_ideal)[topic]] = gains
+    disc = log2_table(ideal.shape[1] + 2)[2:]
+    model = GainModel(group=np.zeros(n_topics, dtype=np.int64), lookup=np.zeros((1, 3)), ideal=ideal,
+                      n_ideal=n_ideal, after=np.zeros(n_topics), first=ideal[:, 0],
+                      ideal_dcg=np.cumsum(ideal / disc, axis=1), transform=transform)
+    qrels._cache[key] = model
+    return model
+
+
 def gain_model(qrels: Qrels, pairs: tuple = ()) -> GainModel:
     """Build (and cache on ``qrels``) the gain model of ``pairs`` (``(("1", 3.0), ...)``)."""
+    if qrels.values is not None:
+        if pairs:
+            raise MeasureError("gains per grade (e.g. ndcg.1=3,2=9) need integer grades, not fractional ones")
+        return fractional_model(qrels, _linear)
     key = ("gains", pairs)
     if key in qrels._cache:
         return qrels._cache[key]
@@ -154,6 +198,8 @@ def gain_model(qrels: Qrels, pairs: tuple = ()) -> GainModel:
 
 def exp_gain_model(qrels: Qrels) -> GainModel:
     """Exponential gains ``2**grade - 1`` (Burges et al., ICML 2005) with the textbook ideal."""
+    if qrels.values is not None:
+        return fractional_model(qrels, _exponential)
     key = ("gains-exp",)
     if key in qrels._cache:
         return qrels._cache[key]

@@ -73,8 +73,8 @@ def K_RBP_GRADED(ctx: Ctx, m: Measure) -> list[np.ndarray]:
     p = rbp_p(m)
     if ctx.qrels is None:
         raise MeasureError(f"{m.name}: needs the qrels (the topics' highest grades)")
-    top = ctx.cached("max_grade", lambda: np.maximum(ctx.qrels.num_rel_levels() - 1, 1))[ctx.stat("topic")]
-    grades = np.where(ctx.valid & (ctx.rel > 0), ctx.rel, 0).astype(np.float64)
+    top = ctx.cached("max_grade", lambda: ctx.qrels.highest_grades())[ctx.stat("topic")]
+    grades = ctx.grade_gains
     gains = grades / top[:, None].astype(np.float64)
     # p^i as trec_eval builds it (cur_p = cur_p * p, left to right), so the sums match it bit for bit
     last = int(np.where(ctx.valid, ctx.pos, 0).max(initial=0))

@@ -37,6 +37,9 @@ def K_RR_CUT(ctx: Ctx, m) -> list[np.ndarray]:
 
 
 def _g_max(ctx: Ctx) -> float:
+    """The highest grade of the qrels (1 if none is positive)."""
+    if getattr(ctx.qrels, "values", None) is not None:
+        return float(max(ctx.qrels.values.max(initial=0.0), 0.0)) or 1.0
     levels = getattr(ctx.qrels, "levels", None)
     return float(max(int(np.max(levels)), 1)) if levels is not None and len(levels) else 1.0
 
@@ -51,7 +54,7 @@ def _err_terms(grades: np.ndarray, ranks: np.ndarray, g_max: float) -> np.ndarra
 
 def K_ERR(ctx: Ctx, m) -> list[np.ndarray]:
     g_max = _g_max(ctx)
-    grades = np.where(ctx.valid & (ctx.rel > 0), ctx.rel, 0).astype(np.float64)
+    grades = ctx.grade_gains
     run = ctx.cached("fam_err", lambda: np.cumsum(_err_terms(grades, ctx.rank, g_max), axis=1))
     out = []
     for k in m.params:

@@ -40,7 +40,7 @@ def _model(ctx: Ctx, m: Measure) -> GainModel:
 def _dcg(ctx: Ctx, model: GainModel, key) -> tuple[np.ndarray, np.ndarray]:
     """(gains, running DCG) over the block's entries under ``model``."""
     def make():
-        gains = np.where(ctx.valid, model.gains(ctx.stat("topic"), ctx.rel), 0.0)
+        gains = model.entry_gains(ctx)
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(gains != 0, gains / ctx.discount, 0.0)
         return gains, np.cumsum(terms, axis=1)
@@ -73,8 +73,7 @@ def K_NDCG_CUT(ctx: Ctx, m: Measure) -> list[np.ndarray]:
         _, run = _dcg(ctx, model, ("dcg", "exp"))
     else:  # grades themselves are the gains, whatever the parameters of ndcg
         model = gain_model(ctx.qrels, ())
-        run = ctx.cached("dcg-grade", lambda: np.cumsum(
-            np.where(ctx.valid & (ctx.rel > 0), ctx.rel / ctx.discount, 0.0), axis=1))
+        run = ctx.cached("dcg-grade", lambda: np.cumsum(ctx.grade_gains / ctx.discount, axis=1))
     topic = ctx.stat("topic")
     out = []
     for k in m.params:

@@ -44,7 +44,7 @@ from evaluation.engine.kernels_gain import _ideal_at
 
 
 def _grades(ctx: Ctx) -> np.ndarray:
-    return ctx.cached("tb_grades", lambda: np.where(ctx.valid & (ctx.rel > 0), ctx.rel, 0).astype(np.float64))
+    return ctx.grade_gains
 
 
 def _exp_gains(ctx: Ctx) -> np.ndarray:

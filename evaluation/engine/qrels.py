@@ -101,12 +101,19 @@ class Qrels:
     level_counts: np.ndarray  # (n_topics, n_levels) judged documents per grade
     unjudged_counts: np.ndarray  # pooled-but-unjudged (negative grade) documents per topic
     positive_total: int       # lines with grade > 0, all topics (9.0.8's num_rel summary under -c)
+    values: np.ndarray | None = None  # fractional grades (float64, aligned with keys), else None
+    relevant_from: float = 1.0        # with fractional grades: grade >= this is relevant (``grades`` 1)
     _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_frame(cls, frame) -> Qrels:
+    def from_frame(cls, frame, *, fractional_from: float | None = None) -> Qrels:
         """Prepare judgments from a frame with ``qid``, ``docno``, ``rel`` (integer grades): a pandas
         frame, a pyarrow table (:func:`workbench.formats.read_qrels_table`) or a dict of columns.
+
+        ``fractional_from``: the grades are fractional (``rel`` may hold 0.6, or a judge's probability) and
+        a grade ``>=`` this value is relevant. Their exact values are kept in ``values`` for the gain-based
+        measures; ``grades`` become 1 (relevant), 0 (judged, not relevant) or -1 (negative: pooled, not
+        judged), so that every binary measure is evaluated at relevance level 1.
 
         Raises ``ValueError`` for a docno judged twice in a topic (trec_eval refuses it too).
         """
@@ -114,6 +121,12 @@ class Qrels:
         docno = as_arrow_strings(frame["docno"])
         rel = frame["rel"]
         grades = to_numpy(rel) if isinstance(rel, pa.ChunkedArray | pa.Array) else np.asarray(rel)
+        values = None
+        if fractional_from is not None:
+            values = grades.astype(np.float64)
+            if not np.isfinite(values).all():
+                raise ValueError("a fractional grade is not a finite number")
+            grades = np.where(values < 0, -1, np.where(values >= fractional_from, 1, 0))
         grades = grades.astype(np.int64, copy=False)
         topic_array = sorted_unique(qid)
         tcode = topic_codes(frame["qid"], topic_array)
@@ -122,13 +135,15 @@ class Qrels:
         keys = tcode * n_docs + dcode
         order = np.argsort(keys, kind="stable")
         keys, grades, tcode = keys[order], grades[order], tcode[order]
+        values = None if values is None else values[order]
         dup = np.flatnonzero(keys[1:] == keys[:-1])
         if dup.size:
             k = int(keys[dup[0]])
             raise ValueError(f"document {vocabulary[k % n_docs].as_py()!r} is judged twice for topic "
                              f"{topic_array[k // n_docs].as_py()!r}")
         qrels = cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
-                    keys=keys, grades=grades, **_level_stats(tcode, grades, len(topic_array)))
+                    keys=keys, grades=grades, **_level_stats(tcode, grades, len(topic_array)), values=values,
+                    relevant_from=1.0 if fractional_from is None else float(fractional_from))
         if hashes is not None:
             qrels._cache["vocabulary_hashes"] = hashes
         return qrels
@@ -158,7 +173,8 @@ class Qrels:
                       keys=self.keys[keep], grades=self.grades[keep], levels=self.levels[present],
                       level_counts=counts[:, present],
                       unjudged_counts=self.unjudged_counts - np.bincount(tcode[~judged], minlength=len(self.topics)),
-                      positive_total=self.positive_total - int(np.count_nonzero(grades > 0)))
+                      positive_total=self.positive_total - int(np.count_nonzero(grades > 0)),
+                      values=None if self.values is None else self.values[keep], relevant_from=self.relevant_from)
         for name in ("vocabulary_hashes", "topic_position"):
             if name in self._cache:
                 child._cache[name] = self._cache[name]
@@ -193,6 +209,15 @@ class Qrels:
         present = self.level_counts > 0
         top = np.where(present.any(axis=1), len(self.levels) - 1 - np.argmax(present[:, ::-1], axis=1), -1)
         return np.where(top >= 0, self.levels[np.maximum(top, 0)] + 1, 0)
+
+    def highest_grades(self) -> np.ndarray:
+        """Each topic's highest grade as a float, at least 1 for integer grades (``num_rel_levels - 1``);
+        with fractional grades the highest positive one (1 if none)."""
+        if self.values is None:
+            return np.maximum(self.num_rel_levels() - 1, 1).astype(np.float64)
+        top = np.zeros(len(self.topics))
+        np.maximum.at(top, self.keys // self.n_docs, self.values)
+        return np.where(top > 0, top, 1.0)
 
     def count_at(self, grade: int) -> np.ndarray:
         """Judged documents with exactly ``grade`` per topic."""

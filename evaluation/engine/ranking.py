@@ -47,6 +47,7 @@ class Ranked:
     e_pos: np.ndarray      # 0-based rank of the entry in its segment
     e_rel: np.ndarray      # grade (>= 0) or UNJUDGED
     e_judgment: np.ndarray | None = None  # index of the entry's judgment in the qrels' keys
+    e_value: np.ndarray | None = None     # fractional grade of the entry (qrels with fractional grades)
 
     def judged_only(self) -> Ranked:
         """The condensed list (``-J``): documents with a grade >= 0 only, order kept, ranks renumbered."""
@@ -55,10 +56,14 @@ class Ranked:
         counts = np.bincount(seg, minlength=len(self.lengths)).astype(np.int64)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         pos = np.arange(seg.size, dtype=np.int64) - starts[seg]
-        return Ranked(self.seg_run, self.seg_topic, counts, seg, pos, self.e_rel[keep], self._judgments(keep))
+        return Ranked(self.seg_run, self.seg_topic, counts, seg, pos, self.e_rel[keep], self._judgments(keep),
+                      self._values(keep))
 
     def _judgments(self, keep: np.ndarray) -> np.ndarray | None:
         return None if self.e_judgment is None else self.e_judgment[keep]
+
+    def _values(self, keep: np.ndarray) -> np.ndarray | None:
+        return None if self.e_value is None else self.e_value[keep]
 
     def select(self, segments: np.ndarray) -> Ranked:
         """Only these segments (ascending indices), with their entries; runs keep their numbers."""
@@ -70,7 +75,7 @@ class Ranked:
         take = np.repeat(low - (np.cumsum(counts) - counts), counts) + np.arange(total, dtype=np.int64)
         return Ranked(self.seg_run[segments], self.seg_topic[segments], self.lengths[segments],
                       np.repeat(np.arange(segments.size, dtype=np.int64), counts), self.e_pos[take],
-                      self.e_rel[take], None if self.e_judgment is None else self.e_judgment[take])
+                      self.e_rel[take], self._judgments(take), self._values(take))
 
     def without(self, drop: np.ndarray) -> Ranked:
         """The ranking against the qrels less the judgments flagged in ``drop`` (aligned with the qrels'
@@ -81,7 +86,7 @@ class Ranked:
             raise ValueError("this ranking does not record its entries' judgments")
         keep = ~np.asarray(drop, dtype=bool)[self.e_judgment]
         return Ranked(self.seg_run, self.seg_topic, self.lengths, self.e_seg[keep], self.e_pos[keep],
-                      self.e_rel[keep], self.e_judgment[keep])
+                      self.e_rel[keep], self.e_judgment[keep], self._values(keep))
 
 
 _BLOCK = 1 << 16  # lines handled together where a whole-array temporary would be large
@@ -226,7 +231,8 @@ def rank_runs(qrels: Qrels, runs: list, *, max_depth: int | None = None, judged_
     e_rel = np.where(e_grade >= 0, e_grade, UNJUDGED).astype(np.int32)
     ranked = Ranked(seg_run=segs // n_topics, seg_topic=segs % n_topics, lengths=lengths.astype(np.int64),
                     e_seg=seg_index.astype(np.int64), e_pos=e_pos.astype(np.int64), e_rel=e_rel,
-                    e_judgment=e_judgment.astype(np.int64))
+                    e_judgment=e_judgment.astype(np.int64),
+                    e_value=None if qrels.values is None else qrels.values[e_judgment])
     return ranked.judged_only() if judged_only else ranked
 
 
@@ -252,6 +258,7 @@ class Block:
     lengths: np.ndarray  # documents ranked per row (n)
     pos: np.ndarray      # int64 (rows, width)
     rel: np.ndarray      # int32 (rows, width)
+    val: np.ndarray | None = None  # float64 (rows, width): fractional grades (0 beyond), if the qrels have them
 
     @property
     def width(self) -> int:
@@ -274,11 +281,14 @@ def blocks(ranked: Ranked) -> list[Block]:
         pos = np.full((rows.size, width), PAD_POS, dtype=np.int64)
         rel = np.full((rows.size, width), PAD, dtype=np.int32)
         total = int(c.sum())
+        val = None if ranked.e_value is None else np.zeros((rows.size, width))
         if total:
             row_of = np.repeat(np.arange(rows.size), c)
             col = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
             src = np.repeat(starts[rows], c) + col
             pos[row_of, col] = ranked.e_pos[src]
             rel[row_of, col] = ranked.e_rel[src]
-        out.append(Block(rows=rows, lengths=ranked.lengths[rows], pos=pos, rel=rel))
+            if val is not None:
+                val[row_of, col] = ranked.e_value[src]
+        out.append(Block(rows=rows, lengths=ranked.lengths[rows], pos=pos, rel=rel, val=val))
     return out

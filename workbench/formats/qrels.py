@@ -15,14 +15,16 @@ The frame: ``qid`` is a pandas ``Categorical`` of ``str`` with categories sorted
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from workbench.formats import checks, identifiers
 from workbench.formats.columns import Column, read_columns
-from workbench.formats.errors import Problems
+from workbench.formats.errors import FormatError, Problems
 from workbench.formats.sources import Source, display_name, is_path, read_buffer
 
 if TYPE_CHECKING:  # pandas is imported only where a frame is built
@@ -45,7 +47,7 @@ def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 2
     """
     import pandas as pd
 
-    table, codes, qids = _read(source, name, max_problems, check_identifiers=True)
+    table, codes, qids, _ = _read(source, name, max_problems, check_identifiers=True)
     return pd.DataFrame({
         "qid": checks.categorical(codes, qids),
         "docno": table.column("docno").to_pandas(),
@@ -53,24 +55,74 @@ def read_qrels(source: Source, *, name: str | None = None, max_problems: int = 2
     })
 
 
-def read_qrels_table(source: Source, *, name: str | None = None, max_problems: int = 20) -> pa.Table:
-    """:func:`read_qrels` without pandas: a pyarrow table ``qid``, ``docno`` (strings), ``rel`` (int64),
-    file order, after the same checks (the evaluation engine's reader).
+GRADES = ("integer", "truncate", "fractional")
+
+
+def read_qrels_table(source: Source, *, name: str | None = None, max_problems: int = 20,
+                     grades: str = "integer", notes: list[str] | None = None) -> pa.Table:
+    """:func:`read_qrels` without pandas: a pyarrow table ``qid``, ``docno`` (strings), ``rel``, file order,
+    after the same checks (the evaluation engine's reader).
+
+    ``grades``: ``"integer"`` (``rel`` int64; a grade with decimals is an error), ``"truncate"`` (as
+    trec_eval's ``atol``: ``0.6`` is read as 0 and ``2.7`` as 2, and one line saying so is appended to
+    ``notes``) or ``"fractional"`` (``rel`` float64, the exact values).
 
     >>> import io
     >>> read_qrels_table(io.StringIO("301 0 D1 2\\n")).to_pydict()
     {'qid': ['301'], 'docno': ['D1'], 'rel': [2]}
+    >>> notes = []
+    >>> read_qrels_table(io.StringIO("301 0 D1 0.6\\n301 0 D2 2.5\\n"), grades="truncate", notes=notes)["rel"].to_pylist()
+    [0, 2]
+    >>> notes[0].split(";")[0]
+    "<stream>:1: grade '0.6' read as 0, as trec_eval reads grades (atol)"
+    >>> read_qrels_table(io.StringIO("301 0 D1 0.6\\n"), grades="fractional")["rel"].to_pylist()
+    [0.6]
     """
-    return _read(source, name, max_problems)[0]
+    if grades not in GRADES:
+        raise ValueError(f"grades must be one of {', '.join(GRADES)}")
+    try:
+        return _read(source, name, max_problems)[0]
+    except FormatError:
+        if grades == "integer" or isinstance(source, io.IOBase) and not source.seekable():
+            raise
+    if isinstance(source, io.IOBase):
+        source.seek(0)
+    table, _, _, lines = _read(source, name, max_problems, rel_type=pa.string())
+    return _decimal_grades(table, lines, display_name(source, name), grades, notes)
 
 
-def _read(source: Source, name: str | None, max_problems: int,
-          check_identifiers: bool = False) -> tuple[pa.Table, np.ndarray, list[str]]:
+_DECIMAL = r"^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)$"
+
+
+def _decimal_grades(table: pa.Table, lines, name: str, grades: str, notes: list[str] | None) -> pa.Table:
+    """The ``rel`` strings of ``table`` as numbers: every one must be a plain decimal number."""
+    rel = table.column("rel")
+    plain = pc.match_substring_regex(rel, _DECIMAL)
+    if not pc.all(plain).as_py():
+        row = int(pc.index(plain, False).as_py())
+        raise FormatError([f"{name}:{lines.line(row)}: grade {rel[row].as_py()!r} is not a number"])
+    values = pc.cast(rel, pa.float64())
+    if grades == "fractional":
+        return table.set_column(table.schema.get_field_index("rel"), "rel", values)
+    whole = pc.cast(pc.trunc(values), pa.int64())
+    changed = pc.not_equal(pc.cast(whole, pa.float64()), values)
+    if notes is not None and pc.any(changed).as_py():
+        row = int(pc.index(changed, True).as_py())
+        count = pc.sum(pc.cast(changed, pa.int64())).as_py()
+        notes.append(f"{name}:{lines.line(row)}: grade {rel[row].as_py()!r} read as {whole[row].as_py()}, as trec_eval "
+                     f"reads grades (atol); {count} grade{'s' if count != 1 else ''} had decimals. "
+                     "--fractional-grades uses the exact values")
+    return table.set_column(table.schema.get_field_index("rel"), "rel", whole)
+
+
+def _read(source: Source, name: str | None, max_problems: int, check_identifiers: bool = False,
+          rel_type: pa.DataType | None = None) -> tuple[pa.Table, np.ndarray, list[str], object]:
     """The checked table, with the qid codes and sorted qids that the checks computed. ``check_identifiers``
     applies the workbench's identifier rules (the ``trec_eval`` drop-in accepts what trec_eval accepts)."""
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    table, lines = read_columns(read_buffer(source), QRELS_COLUMNS, problems, _describe,
+    columns = QRELS_COLUMNS if rel_type is None else (*QRELS_COLUMNS[:3], Column("rel", rel_type))
+    table, lines = read_columns(read_buffer(source), columns, problems, _describe,
                                 path=source if is_path(source) else None)
     codes, qids = checks.sorted_categories(table.column("qid"))
     docno = table.column("docno")
@@ -87,7 +139,7 @@ def _read(source: Source, name: str | None, max_problems: int,
                             f"{qids[codes[later[i]]]!r} (first at line {lines.line(int(first[i]))})")
                            for i, doc in zip(shown, names, strict=True)), later.size)
     problems.raise_if_any()
-    return table, codes, qids
+    return table, codes, qids, lines
 
 
 def write_qrels(frame: pd.DataFrame, dest: Source) -> None:
