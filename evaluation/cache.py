@@ -86,5 +86,6 @@ def _read_version(collection: Collection) -> tuple:
                  .values_list("id", "tag", "sha256", "team", "contributes"))
     pools = tuple(Pool.objects.filter(collection=collection).order_by("id").values_list("id", "updated_at"))
     entries = PoolEntry.objects.filter(pool__collection=collection).aggregate(n=Count("id"), last=Max("id"))
-    return (collection.pk, collection.relevant_from, judgments["n"], judgments["last"], runs, pools,
+    gains = tuple(sorted((collection.grade_gains or {}).items()))
+    return (collection.pk, collection.relevant_from, gains, judgments["n"], judgments["last"], runs, pools,
             entries["n"], entries["last"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from evaluation import measures as registry
@@ -79,7 +80,22 @@ def prepared_qrels(collection: Collection, *, policy: str = "adjudicated", asses
     """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
     policy = normalise_policy(policy)
     key = (version(collection), "prepared qrels", policy, assessor)
-    return cached(key, lambda: Qrels.from_frame(qrels_frame(collection, policy=policy, assessor=assessor)))
+    return cached(key, lambda: _prepared(collection, qrels_frame(collection, policy=policy, assessor=assessor)))
+
+
+def _prepared(collection: Collection, frame: pd.DataFrame) -> Qrels:
+    """The engine's qrels; where the organizer gave each grade a gain (0.6, ...), the grades become those
+    exact gains for the gain-based measures, and a grade >= ``relevant_from`` stays what is relevant."""
+    gains = collection.grade_gains
+    if gains is None:
+        return Qrels.from_frame(frame)
+    rel = frame["rel"].to_numpy()
+    values = rel.astype(np.float64)
+    for grade, gain in gains.items():
+        values[rel == grade] = gain
+    threshold = gains.get(collection.relevant_from, float(collection.relevant_from))
+    return Qrels.from_frame({"qid": frame["qid"], "docno": frame["docno"], "rel": values},
+                            fractional_from=threshold)
 
 
 # --------------------------------------------------------------------------------------- measures

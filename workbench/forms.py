@@ -34,11 +34,14 @@ class GradeForm(forms.Form):
     label = forms.CharField(max_length=100)
     description = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                   help_text="What an assessor should give this grade for.")
+    gain = forms.DecimalField(required=False, min_value=0, max_value=1000, decimal_places=6, max_digits=12,
+                              help_text="Optional: its gain in nDCG, DCG, ERR (e.g. 0.6); empty: the grade.")
 
 
 class BaseGradeFormSet(forms.BaseFormSet):
     def scale(self) -> list[dict]:
         rows = [{k: v for k, v in form.cleaned_data.items() if k in ("grade", "label", "description")}
+                | ({"gain": float(form.cleaned_data["gain"])} if form.cleaned_data.get("gain") is not None else {})
                 for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
         return sorted(rows, key=lambda row: row["grade"])
 

@@ -8,6 +8,9 @@ a million lines stay a single INSERT, and the data lives in the database's trans
 
 from __future__ import annotations
 
+import math
+from itertools import pairwise
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
@@ -26,15 +29,32 @@ def default_scale() -> list[dict]:
 def validate_scale(value) -> None:
     if not isinstance(value, list) or len(value) < 2:
         raise ValidationError("A relevance scale needs at least two grades.")
-    grades = []
     for item in value:
-        if not isinstance(item, dict) or not isinstance(item.get("grade"), int) or not item.get("label"):
-            raise ValidationError("Each grade needs an integer 'grade' and a 'label'.")
-        if not isinstance(item.get("description", ""), str):
-            raise ValidationError("A grade's 'description' is text.")
-        grades.append(item["grade"])
+        _validate_grade(item)
+    grades = [item["grade"] for item in value]
     if grades != sorted(set(grades)):
         raise ValidationError("Grades must be distinct and in increasing order.")
+    gains = [scale_gain(item) for item in value if item["grade"] >= 0]
+    if any(item.get("gain") is not None for item in value) and any(b <= a for a, b in pairwise(gains)):
+        raise ValidationError("Gains must increase from one grade to the next.")
+
+
+def _validate_grade(item) -> None:
+    if not isinstance(item, dict) or not isinstance(item.get("grade"), int) or not item.get("label"):
+        raise ValidationError("Each grade needs an integer 'grade' and a 'label'.")
+    if not isinstance(item.get("description", ""), str):
+        raise ValidationError("A grade's 'description' is text.")
+    gain = item.get("gain")
+    if gain is not None and (isinstance(gain, bool) or not isinstance(gain, int | float)
+                             or not math.isfinite(gain) or gain < 0):
+        raise ValidationError(f"Grade {item['grade']}'s gain must be a number >= 0.")
+
+
+def scale_gain(item: dict) -> float:
+    """The gain of a grade of a scale: its ``gain`` if given, else the grade itself (at least 0). Negative
+    grades (a document that could not be judged, spam) keep their meaning and are never gains."""
+    gain = item.get("gain")
+    return float(gain) if gain is not None else float(max(item["grade"], 0))
 
 
 slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]*$", "Use lowercase letters, digits, '-' and '_'.")
@@ -71,6 +91,14 @@ class Collection(models.Model):
     def grade_descriptions(self) -> dict[int, str]:
         """What each grade means, as the organizer defined it (empty where not given)."""
         return {item["grade"]: item.get("description", "") for item in self.scale}
+
+    @property
+    def grade_gains(self) -> dict[int, float] | None:
+        """Each grade's gain in the gain-based measures (nDCG, DCG, ERR, ...) when the organizer gave gains
+        (e.g. 0, 0.6, 1), else None: the grades themselves are the gains, as in trec_eval."""
+        if not any(item.get("gain") is not None for item in self.scale):
+            return None
+        return {item["grade"]: scale_gain(item) for item in self.scale if item["grade"] >= 0}
 
     @property
     def is_binary(self) -> bool:

@@ -61,12 +61,25 @@ def test_an_organizer_creates_a_graded_collection_with_guidelines(org_client):
     ({"grade-1-grade": "", "grade-1-label": "", "grade-1-description": "", "grade-2-grade": "", "grade-2-label": "",
       "grade-2-description": ""}, "at least two grades"),
     ({"grade-2-label": ""}, "This field is required"),
+    ({"grade-1-gain": "0.6", "grade-2-gain": "0.5"}, "Gains must increase from one grade to the next"),
+    ({"grade-1-gain": "-1"}, "greater than or equal to 0"),
+    ({"grade-1-gain": "lots"}, "Enter a number"),
 ])
 def test_a_wrong_collection_form_says_what_is_wrong_and_creates_nothing(org_client, overrides, message):
     response = _new_collection(org_client, **overrides)
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Collection.objects.exists()
+
+
+def test_gains_per_grade_are_kept_with_the_scale(org_client):
+    response = _new_collection(org_client, **{"grade-1-gain": "0.6", "grade-2-gain": "1"})
+    assert response.status_code == 302
+    collection = Collection.objects.get(slug="track")
+    assert collection.grade_gains == {0: 0.0, 1: 0.6, 2: 1.0}
+    edit = org_client.get(reverse("workbench:collection_edit", args=["track"])).content.decode()
+    assert 'name="grade-1-gain" value="0.6"' in edit
+    assert Collection(scale=[{"grade": 0, "label": "No"}, {"grade": 1, "label": "Yes"}]).grade_gains is None
 
 
 def test_a_second_collection_with_the_same_slug_is_refused(org_client):
