@@ -54,6 +54,7 @@ check-peers: $(VENV)/.installed
 	$(PY) tests/benchmarks/check_peer_imports.py
 	$(PY) tests/benchmarks/check_trec_eval_suite.py
 	$(PY) tests/benchmarks/check_covid_leaderboard.py
+	$(PY) tests/benchmarks/check_sample_eval.py
 
 # 20 assessors judging through gunicorn on the local PostgreSQL (127.0.0.1 only, bounded in time)
 load-test: $(VENV)/.installed
