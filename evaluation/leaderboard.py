@@ -36,6 +36,7 @@ from evaluation.engine.significance import (
     compare_to_best,
     pairwise_tests,
 )
+from evaluation.inferred import xinfap_scores
 from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.scoring import EvaluationError, Scores
 from workbench.formats.ids import sorted_topics
@@ -209,7 +210,9 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     robust_names = scoring.measure_names(ROBUST_MEASURES)
     infap = scoring.infap_scores(collection, policy=policy, assessor=assessor)
     if infap is not None:
-        robust_names.append("infAP")
+        inferred = xinfap_scores(collection, policy=policy, assessor=assessor)
+        infap = {tag: {"infAP": value, **inferred.get(tag, {})} for tag, value in infap.items()}
+        robust_names += ["infAP", "xinfAP", "infNDCG"]
     pool = snap.main_pool
     depths = sorted({10, *([pool.depth] if pool is not None and pool.depth else [])})
     topics = topics_of(scores)
@@ -249,7 +252,7 @@ def _run_score(tag: str, s: Scores, snap, names: list[str], robust_names: list[s
           for n in names}
     robust = {n: s.aggregate[n] for n in robust_names if n in s.aggregate}
     if infap is not None:
-        robust["infAP"] = infap[tag]
+        robust |= infap[tag]
     notes = []
     if len(s.qids) < n_qrels:
         notes.append(f"no results for {n_qrels - len(s.qids)} of {n_qrels} judged topics")

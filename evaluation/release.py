@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from evaluation.inferred import sampled_qrels, sampled_qrels_lines
 from judging import qrels as judged
 from judging import selectors as judging_selectors
 from judging.completeness import topic_completeness
@@ -109,6 +110,9 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
     for assessor in sorted(judgments["assessor"].unique()) if len(judgments) else []:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in assessor)
         files[f"qrels-by-assessor/{safe}.txt"] = qrels_text(collection, assessor=assessor)
+    sample = sampled_qrels(collection, policy=policy)
+    if sample:  # the stratified sample in sample_eval.pl's format: xinfAP and infNDCG can be recomputed
+        files["qrels.sampled.txt"] = "".join(f"{line}\n" for line in sampled_qrels_lines(sample))
     report = judging_selectors.agreement_report(collection)
     if len(report["pairs"]):
         files["agreement/pairs.csv"] = _csv(report["pairs"])
@@ -177,6 +181,9 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
         "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
         "comment and supporting passage, time spent, and which record revised which (`manage.py "
         "import_judgments` reads it back).",
+        *(["- `qrels.sampled.txt`: the stratified sample behind the leaderboard's xinfAP and infNDCG, in NIST's "
+           "sample_eval.pl format (`topic 0 docno stratum grade`, -1: in the population, not sampled); "
+           "`manage.py xinfap` or sample_eval.pl recompute them."] if "qrels.sampled.txt" in files else []),
         "",
         "Unjudged documents count as non-relevant in trec_eval's measures; use bpref or condensed-list measures "
         "for runs with many unjudged documents.",

@@ -143,3 +143,31 @@ def test_the_page_estimates_equal_the_curves_computed_from_the_ranked_entries(db
         pytest.approx(expected[["known_relevant", "estimate", "ci_low", "ci_high", "complete_depth"]]
                       .to_numpy(dtype=float), nan_ok=True)
     assert page["method"].str.startswith("accumulation").sum() >= 1
+
+
+def test_xinfap_of_the_own_sample_equals_sample_eval_s_definition_on_the_released_sample(db, tmp_path):
+    import io
+    import zipfile
+
+    from django.core.management import call_command
+
+    from evaluation.release import release_bundle
+
+    collection, sampled = sampled_collection(tmp_path)
+    # a1 relevant (grade 1), b1 not; two of the three sampled documents of stratum 2 judged relevant
+    qrels = {("301", "a1"): 1, ("301", "b1"): 0, **{("301", d): 1 for d in sampled[:2]}}
+    run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", qrels))
+    board = selectors.leaderboard(collection, measures=["map"])
+    assert board.robust_measures[-3:] == ["infAP", "xinfAP", "infNDCG"]
+    released = zipfile.ZipFile(io.BytesIO(release_bundle(collection).data))
+    sample = released.read("robust/qrels.sampled.txt").decode()
+    # stratum 1 = {a1, b1} all judged; stratum 2 = the six others, two sampled (judged), four not
+    assert sorted(line.split()[3:] for line in sample.splitlines()).count(["2", "-1"]) == 4
+    assert "qrels.sampled.txt" in released.read("robust/README.md").decode()
+    (tmp_path / "sampled.txt").write_text(sample)
+    for r in board.runs:
+        out = io.StringIO()
+        call_command("xinfap", str(tmp_path / "sampled.txt"), str(tmp_path / f"{r.tag}.run"), stdout=out)
+        lines = dict(line.split("\t\tall\t\t") for line in out.getvalue().splitlines() if "\t\tall\t\t" in line)
+        assert f"{r.robust['xinfAP']:6.4f}" == lines["infAP"] and f"{r.robust['infNDCG']:6.4f}" == lines["infNDCG"]
+    assert any(r.robust["xinfAP"] > 0 for r in board.runs)
