@@ -134,10 +134,14 @@ class _Walk:
                    for h in strata if self.seen[h])
 
 
-def _walk(topic: SampledTopic, ranking: list[str]) -> _Walk:
+def _walk(topic: SampledTopic, ranked: Iterable[tuple[int, str]]) -> _Walk:
+    """Walk ``(rank, docno)`` pairs, best first: every ranked document, or only those of the population
+    (the others change no counter; ``curve`` then has a value per population document only)."""
     strata = sorted(topic.docs)
     w = _Walk(*(dict.fromkeys(strata, 0) for _ in range(3)), *(dict.fromkeys(strata, 0.0) for _ in range(2)))
-    for rank, docno in enumerate(ranking[:MAX_RESULTS], 1):
+    for rank, docno in ranked:
+        if rank > MAX_RESULTS:
+            break
         grade = topic.grade.get(docno, -1)
         stratum = topic.stratum.get(docno)
         if grade > 0:
@@ -152,19 +156,27 @@ def _walk(topic: SampledTopic, ranking: list[str]) -> _Walk:
     return w
 
 
-def topic_measures(topic: SampledTopic, ranking: list[str]) -> dict:
-    """The script's per-topic values for one ranking (docnos, best first; the first 1,000 count)."""
+def inferred(topic: SampledTopic, ranked: Iterable[tuple[int, str]], walk: _Walk | None = None) -> dict:
+    """infAP, infNDCG and the estimated relevant retrieved of one ranking, given as ``(rank, docno)`` pairs
+    (the population's documents are enough)."""
     strata = sorted(topic.docs)
-    w = _walk(topic, ranking)
-    rel_ret = w.curve[-1] if w.curve else 0.0
+    w = walk or _walk(topic, ranked)
     num_rel = topic.num_rel()
     ap = sum((topic.relevant[h] * topic.docs[h] / topic.sampled[h]) / num_rel * w.sap[h] / topic.relevant[h]
              for h in strata if topic.sampled[h] and num_rel and topic.relevant[h])
     dcg = sum((w.seen[h] / w.depth) * w.gain[h] / w.judged[h] for h in strata if w.depth and w.judged[h])
     ideal = topic.ideal_dcg()
-    out = {"infAP": ap, "infNDCG": w.depth * dcg / ideal if ideal else 0.0}
+    return {"infAP": ap, "infNDCG": w.depth * dcg / ideal if ideal else 0.0,
+            "inum_rel_ret": w.curve[-1] if w.curve else 0.0}
+
+
+def topic_measures(topic: SampledTopic, ranking: list[str]) -> dict:
+    """The script's per-topic values for one ranking (docnos, best first; the first 1,000 count)."""
+    w = _walk(topic, enumerate(ranking, 1))
+    out = inferred(topic, (), w)
+    rel_ret, num_rel = out["inum_rel_ret"], topic.num_rel()
     out |= {f"iP{k}": (w.curve[k - 1] if k <= len(w.curve) else rel_ret) / k for k in PRECISION_RANKS}
-    out |= {"inum_rel_ret": rel_ret, "inum_rel": num_rel, "num_ret": len(ranking),
+    out |= {"inum_rel": num_rel, "num_ret": len(ranking),
             "iprec": _interpolated(w.curve, num_rel, rel_ret)}
     return out
 
