@@ -48,7 +48,10 @@ def run_columns(qrels: Qrels, run) -> RunColumns:
     if hasattr(run, "docno_hash"):
         position = qrels.topic_position()
         codes = np.array([position.get(qid, -1) for qid in run.topics], dtype=np.int32)
-        topic = codes[run.topic] if codes.size else np.full(len(run.topic), -1, dtype=np.int32)
+        if codes.size and np.array_equal(codes, np.arange(codes.size)):
+            topic = run.topic  # the run's topics are the qrels' in the same order: no copy of every line's code
+        else:
+            topic = codes[run.topic] if codes.size else np.full(len(run.topic), -1, dtype=np.int32)
         return RunColumns(topic, run.docno, np.asarray(run.score), run.docno_hash)
     docno = as_arrow_strings(run["docno"])
     return RunColumns(topic_codes(run["qid"], qrels.topic_array), docno,
@@ -124,7 +127,7 @@ def match(qrels: Qrels, topic: np.ndarray, docno: pa.Array,
     return qrels.lookup(topic, codes_in(docno, qrels.vocabulary))
 
 
-_BLOCK = 1 << 20
+_BLOCK = 1 << 18
 
 
 def _hash_match(index: _PairIndex, topic: np.ndarray, docno, hashes: np.ndarray) -> tuple | None:

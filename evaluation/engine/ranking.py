@@ -164,7 +164,7 @@ def _chunks(topic: np.ndarray) -> list[tuple[int, int]]:
         return [(0, int(topic.size))]  # some topic's lines are not contiguous
     bounds, start = [], 0
     for end in [*change.tolist(), int(topic.size)]:
-        if end - start >= _BLOCK * 16 or end == topic.size:
+        if end - start >= _BLOCK * 4 or end == topic.size:
             bounds.append((start, end))
             start = end
     return bounds
