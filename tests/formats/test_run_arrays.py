@@ -133,3 +133,31 @@ def test_duplicates_are_confirmed_on_the_strings_whatever_the_hashes(hashes):
     assert later.tolist() == [2, 6, 7] and first.tolist() == [0, 1, 3]
     interleaved = duplicate_rows(np.array([0, 0, 1, 1, 1, 0]), 2, pa.array(["x", "y", "x", "x", "y", "y"]))
     assert [a.tolist() for a in interleaved] == [[3, 5], [2, 1]]
+
+
+@pytest.mark.parametrize("chunk_size", [64, 1000, 1 << 20])
+@pytest.mark.parametrize("separator", [" ", "\t"])
+def test_chunks_parsed_side_by_side_keep_every_line_in_order(tmp_path, monkeypatch, chunk_size, separator):
+    """Chunks of whole lines, two at a time: a long line wider than a chunk, no final newline, blank lines."""
+    import workbench.formats.chunks as chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", chunk_size)
+    rng = np.random.default_rng(chunk_size)
+    lines = [f"{q}{separator}Q0{separator}d{q}-{d}{'x' * int(rng.integers(0, 90))}{separator}{d + 1}{separator}"
+             f"{rng.random()!r}{separator}tag{q}" for q in range(7) for d in range(40)]
+    text = "\n".join(lines[:100]) + "\n\n" + "\n".join(lines[100:])  # a blank line, no newline at the end
+    path = write(tmp_path, text)
+    assert_same_as_read_run(lambda: path)
+    assert_same_as_read_run(lambda: io.BytesIO(text.encode()))
+    run = read_run_arrays(path)
+    assert run.tag == "tag6" and run.docno.to_pylist() == [line.split(separator)[2] for line in lines]
+
+
+def test_a_tab_in_a_later_chunk_of_a_space_separated_file_takes_the_checked_path(tmp_path, monkeypatch):
+    import workbench.formats.chunks as chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_SIZE", 64)
+    text = "".join(f"1 Q0 d{i} {i + 1} {100 - i} t\n" for i in range(30)) + "1\tQ0\tlast\t31\t1\tt\n"
+    path = write(tmp_path, text)
+    assert_same_as_read_run(lambda: path)
+    assert read_run_arrays(path).docno[-1].as_py() == "last"

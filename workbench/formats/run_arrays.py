@@ -17,7 +17,8 @@ import pyarrow.compute as pc
 
 from workbench.formats import checks
 from workbench.formats.arrays import from_numpy, to_numpy
-from workbench.formats.columns import Column, LineMap, NotClean, clean_batches, read_columns
+from workbench.formats.chunks import CHUNK_SIZE, parallel_chunks
+from workbench.formats.columns import Column, LineMap, NotClean, read_columns
 from workbench.formats.errors import Problems
 from workbench.formats.runs import _check_duplicates, _check_empty, _check_scores, _describe
 from workbench.formats.sources import Source, display_name, is_path, read_buffer
@@ -62,7 +63,7 @@ def read_run_arrays(source: Source, *, name: str | None = None, max_problems: in
     """
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    data = read_buffer(source)
+    data = read_buffer(source, populate=False)
     path = source if is_path(source) else None
     try:
         tag, qids, codes, docno, score, hashes = _stream(data, path)
@@ -80,9 +81,6 @@ def read_run_arrays(source: Source, *, name: str | None = None, max_problems: in
     problems.raise_if_any()
     return RunArrays(tag=tag, topics=qids, topic=codes, docno=docno, score=score, docno_hash=hashes,
                      name=name)
-
-
-_BLOCK_SIZE = 1 << 20  # bytes parsed per batch
 
 
 def _float32(score: np.ndarray) -> np.ndarray:
@@ -129,24 +127,31 @@ def _codes(qid: pa.Array, position: dict[str, int]) -> np.ndarray:
     return np.repeat(values, np.diff(np.append(starts, len(qid))))
 
 
+def _chunk_arrays(table: pa.Table) -> tuple:
+    """What a chunk of a clean run gives (in a worker thread): qids, docnos, float32 scores, docno hashes,
+    its last tag."""
+    docno = table.column("docno")
+    score = to_numpy(table.column("score"))
+    if not np.isfinite(score).all():
+        raise NotClean  # the checked path words it
+    return (table.column("qid").combine_chunks(), docno, _float32(score), checks.string_hashes(docno),
+            table.column("tag")[-1].as_py())
+
+
 def _stream(data, path) -> tuple:
-    """The clean file's arrays, batch by batch (raises :class:`NotClean` for any other file)."""
+    """The clean file's arrays, chunk by chunk (raises :class:`NotClean` for any other file)."""
     total = len(data)
     position: dict[str, int] = {}  # qid -> code, in order of first appearance
     codes, scores, hashes = _Growing(np.int32), _Growing(np.float32), _Growing(np.uint64)
     docnos, tag, expected = [], "", 0
-    for batch in clean_batches(data, ARRAY_COLUMNS, path=path, block_size=_BLOCK_SIZE):
-        docno = batch.column("docno")
-        if not expected:  # lines in the file, guessed from the first batch (about one block of bytes)
-            expected = int(total / _BLOCK_SIZE * batch.num_rows * 1.02) + batch.num_rows
-        codes.add(_codes(batch.column("qid"), position), expected)
-        score = to_numpy(batch.column("score"))
-        if not np.isfinite(score).all():
-            raise NotClean  # the checked path words it
-        scores.add(_float32(score), expected)
-        hashes.add(checks.string_hashes(docno), expected)
-        docnos.append(docno)
-        tag = batch.column("tag")[-1].as_py()
+    for qid, docno, score, hashed, last_tag in parallel_chunks(data, ARRAY_COLUMNS, _chunk_arrays, path=path):
+        tag = last_tag  # the tag is the last line's
+        if not expected:  # lines in the file, guessed from the first chunk (about one chunk of bytes)
+            expected = int(total / CHUNK_SIZE * len(score) * 1.02) + len(score)
+        codes.add(_codes(qid, position), expected)
+        scores.add(score, expected)
+        hashes.add(hashed, expected)
+        docnos.extend(docno.chunks)
     qids = sorted(position)
     order = np.empty(len(qids), dtype=np.int32)
     order[[position[q] for q in qids]] = np.arange(len(qids), dtype=np.int32)

@@ -145,14 +145,17 @@ def _open_text(source: Source, *, encoding: str, errors: str) -> Iterator[TextIO
 
 
 @_reading
-def read_buffer(source: Source) -> bytes | mmap.mmap:
-    """The whole content of ``source``: a read-only memory map for a plain file (no copy), else bytes."""
+def read_buffer(source: Source, *, populate: bool = True) -> bytes | mmap.mmap:
+    """The whole content of ``source``: a read-only memory map for a plain file (no copy), else bytes.
+    ``populate=False``: the map's pages are read only when touched (a reader that reads the file itself
+    touches one)."""
     if is_path(source) and not is_gzip_path(source):  # type: ignore[arg-type]
         with open(source, "rb") as handle:  # type: ignore[arg-type]
             if os.fstat(handle.fileno()).st_size > 0:
-                with contextlib.suppress(OSError, ValueError, AttributeError):  # MAP_POPULATE: Linux only
-                    return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE,
-                                     prot=mmap.PROT_READ)
+                if populate:
+                    with contextlib.suppress(OSError, ValueError, AttributeError):  # MAP_POPULATE: Linux only
+                        return mmap.mmap(handle.fileno(), 0, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE,
+                                         prot=mmap.PROT_READ)
                 with contextlib.suppress(OSError, ValueError):
                     return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     return read_bytes(source)
