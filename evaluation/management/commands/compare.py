@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.engine import Evaluator, MeasureError, Qrels
+from evaluation.engine import Evaluator, Qrels
 from evaluation.engine.compare import COMPARE_TESTS, compare
 from evaluation.engine.corrections import CORRECTIONS
 from evaluation.engine.spec import parse_measures
-from workbench.formats import FormatError, read_qrels_table, read_run_arrays
+from evaluation.management.files import one_line_errors
+from workbench.formats import read_qrels_table, read_run_arrays
 
 
 class Command(BaseCommand):
@@ -35,7 +36,7 @@ class Command(BaseCommand):
         if not 0 < opts["alpha"] < 1:
             raise CommandError(f"--alpha {opts['alpha']}: between 0 and 1")
         requests = opts["measures"] or ["map", "ndcg_cut.10", "P.10", "recall.1000"]
-        try:
+        with one_line_errors():
             names = [n for m in parse_measures(requests) if m.spec.per_topic for n in m.names]
             qrels = Qrels.from_frame(read_qrels_table(opts["qrels"]))
             evaluator = Evaluator(qrels, requests, complete=True)
@@ -44,10 +45,6 @@ class Command(BaseCommand):
                 run = read_run_arrays(path, name=path)
                 tag = run.tag if run.tag not in per_topic else f"{run.tag} ({path})"
                 per_topic[tag] = evaluator.evaluate(run, tag=tag).per_topic
-        except (MeasureError, FormatError, ValueError) as exc:
-            raise CommandError(str(exc).splitlines()[0]) from None
-        except OSError as exc:
-            raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
         table = compare(per_topic, list(qrels.topics), names, test=opts["test"], correction=opts["correction"],
                         alpha=opts["alpha"], seed=opts["seed"])
         self.stdout.write({"text": table.as_text, "csv": table.as_csv, "json": table.as_json,

@@ -8,10 +8,11 @@ import csv
 import json
 from collections import defaultdict
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evaluation.engine.curves import KINDS, curves
-from workbench.formats import FormatError, read_qrels_table, read_run_arrays
+from evaluation.management.files import one_line_errors
+from workbench.formats import read_qrels_table, read_run_arrays
 
 
 class Command(BaseCommand):
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["tsv", "csv", "json"], default="tsv")
 
     def handle(self, *args, **opts):
-        try:
+        with one_line_errors():
             table = read_qrels_table(opts["qrels"])
             run = read_run_arrays(opts["run"], name=opts["run"])
             grades: dict[str, dict[str, int]] = defaultdict(dict)
@@ -34,10 +35,6 @@ class Command(BaseCommand):
                                        table["rel"].to_pylist(), strict=True):
                 grades[str(qid)][docno] = int(rel)
             rows = curves(grades, run, kind=opts["kind"], level=opts["level"], per_topic=opts["per_topic"])
-        except (FormatError, ValueError) as exc:
-            raise CommandError(str(exc).splitlines()[0]) from None
-        except OSError as exc:
-            raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
         x, y = ("fpr", "tpr") if opts["kind"] == "roc" else ("recall", "precision")
         if opts["format"] == "json":
             self.stdout.write(json.dumps([{"topic": r["topic"], x: r["x"], y: r["y"]} for r in rows], indent=1))

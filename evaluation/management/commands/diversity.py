@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.intent_aware import evaluate, parse_subtopic_qrels
-from workbench.formats import FormatError, read_run
+from evaluation.management.files import one_line_errors
+from workbench.formats import read_run
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -38,7 +39,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         cutoffs = _cutoffs(opts["cutoffs"])
-        try:
+        with one_line_errors():
             with open(opts["qrels"], encoding="utf-8", errors="replace") as handle:
                 qrels = parse_subtopic_qrels(handle, name=opts["qrels"])
             run = read_run(opts["run"], name=opts["run"], max_depth=None, check_warnings=False,
@@ -47,10 +48,6 @@ class Command(BaseCommand):
             rankings = ranked_docnos(frame["qid"].astype(str), frame["score"].tolist(), frame["docno"].tolist())
             results = evaluate(qrels, rankings, cutoffs=cutoffs, alpha=opts["alpha"], beta=opts["beta"],
                                complete=opts["complete"])
-        except (FormatError, ValueError) as exc:
-            raise CommandError(str(exc).splitlines()[0]) from None
-        except OSError as exc:
-            raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
         if not results:
             raise CommandError("no topic is in both the qrels and the run")
         names = list(results["amean"])

@@ -8,7 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.xinfap import confidence_intervals, evaluate, parse_sampled_qrels, report_lines
-from workbench.formats import FormatError, read_run
+from evaluation.management.files import one_line_errors
+from workbench.formats import read_run
 
 
 class Command(BaseCommand):
@@ -23,16 +24,12 @@ class Command(BaseCommand):
         parser.add_argument("--ci", action="store_true", help="95%% t intervals of the infAP and infNDCG means")
 
     def handle(self, *args, **opts):
-        try:
+        with one_line_errors():
             with open(opts["qrels"], encoding="utf-8", errors="replace") as handle:
                 qrels = parse_sampled_qrels(handle, name=opts["qrels"])
             frame = read_run(opts["run"], name=opts["run"], max_depth=None, check_warnings=False,
                              trec_eval_rules=True).frame
             rankings = ranked_docnos(frame["qid"].astype(str), frame["score"].tolist(), frame["docno"].tolist())
-        except (FormatError, ValueError) as exc:
-            raise CommandError(str(exc).splitlines()[0]) from None
-        except OSError as exc:
-            raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
         result = evaluate(qrels, rankings)
         if not result["topics"]:
             raise CommandError("no topic is in both the qrels and the run")
