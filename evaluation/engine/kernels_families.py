@@ -15,8 +15,11 @@
     ``AP@k = sum_{r<=k, rel_r} P@r / min(k, R)`` (the textbook form that a perfect top ``k`` scores 1);
     ``map_cut.k`` (trec_eval, and ranx's ``map@k``) divides by ``R``.
 ``judged_min.k``
-    Judged documents in the top ``k`` divided by ``min(k, retrieved)`` (Anserini's convention);
-    ``judged.k`` divides by ``k`` (ir_measures' ``Judged@k``).
+    Judged documents in the top ``k`` divided by ``min(k, retrieved)``: ir_measures' ``Judged@k`` (0.4.3;
+    equal in ``tests/engine/test_vs_ir_measures.py``, except that ir_measures puts tied scores in ascending
+    docno order where trec_eval's ranking takes descending) and Pyserini's ``judged.k`` (which pools the counts
+    of all topics instead of averaging per topic). ``judged.k`` divides by ``k``: a rank a short run leaves
+    empty counts as unjudged (the leaderboard's judged@10).
 
 >>> round(1 / 1 * 0.4375 + 1 / 2 * 0.1875 * (1 - 0.4375), 6)   # ERR@2 of grades 2, 1 (g_max 2)
 0.490234
