@@ -9,9 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from evaluation import cache
+from evaluation import cache, scoring
 from evaluation.engine.curves import curves_from_rankings, ranked_docnos
-from judging.qrels import qrels as judged_qrels
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -19,7 +18,8 @@ __all__ = ["run_curves"]
 
 
 def _grades(collection: Collection, policy: str, assessor: str | None) -> dict[str, dict[str, int]]:
-    frame = judged_qrels(collection, assessor=assessor, policy=policy)
+    # the evaluation's qrels: the same policies (with /complete: the fully judged topics only) as every page
+    frame = scoring.qrels_frame(collection, policy=policy, assessor=assessor)
     grades: dict[str, dict[str, int]] = defaultdict(dict)
     for qid, docno, rel in zip(frame["qid"].astype(str), frame["docno"], frame["rel"].astype(int), strict=True):
         grades[qid][docno] = int(rel)

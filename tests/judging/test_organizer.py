@@ -229,6 +229,12 @@ def test_partly_judged_topics_are_named_on_the_leaderboard_and_in_the_release(cl
     assert default["topics"] == ["302"] and everything["topics"] == ["301", "302"]
     report = client.get("/collections/robust/runs/a/").content.decode()
     assert "302" in report and ">301<" not in report  # the run's page follows the same default
+    # every results page answers under that default (the curves page once refused its policy)
+    for page in ("", "significance/", "curves/", "curves/?all=1", "curves/?all=1&kind=roc&topic=302",
+                 "curves/?all=1&download=csv", "reusability/", "pool/", "downloads/", "topics/301/", "topics/302/"):
+        response = client.get(f"/collections/robust/{page}")
+        assert response.status_code == 200, (page, response.content.decode()[:300])
+        assert "unknown qrels policy" not in response.content.decode(), page
     readme = zipfile.ZipFile(io.BytesIO(release_bundle(pool.collection).data)).read("robust/README.md").decode()
     assert "topics fully judged (every pooled document): 1" in readme and "301 (1 of 4)" in readme
 
