@@ -160,6 +160,11 @@ def test_dialogs_take_the_keys_guidelines_one_key_away_and_highlighting_toggles(
 
 
 def test_the_judging_page_stacks_at_390_px(browser, live_server, assigned, screenshot_dir):
+    from workbench.models import Document
+
+    # a title and text with no place to break (a code identifier, a URL) must wrap, not widen the page
+    Document.objects.filter(docno="d2").update(title="pdb.Pdb.handle_command_def(line)_" * 3,
+                                               text="see https://example.org/" + "a-very-long-path/" * 12)
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     log_in(page, live_server, "ada", "judge-me")

@@ -185,3 +185,22 @@ def test_pool_page_shows_unique_contributions_and_overlap(page, live_server, tra
     assert _texts(overlap.locator("tbody tr td:first-child")) == ["beta", "alpha"]  # 24 before 30
     exported = _csv_download(page, "o-")
     assert exported == [["Run", "alpha", "beta"], ["beta", "24", "30"], ["alpha", "30", "24"]]
+
+
+def test_no_results_page_is_wider_than_a_390_px_phone(browser, live_server, track, screenshot_dir):
+    """Wide tables scroll inside their box; forms, plots and headings fit the screen."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    log_in(page, live_server, "olga", "organize")
+    wide = {}
+    for path in ("", "leaderboard/", "significance/", "curves/?all=1", "reusability/", "pool/", "downloads/",
+                 "topics/301/", "runs/alpha/"):
+        page.goto(f"{live_server.url}/collections/robust/{path}")
+        expect(page.locator("h1")).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > 390:
+            wide[path] = width
+    page.goto(f"{live_server.url}/collections/robust/leaderboard/")
+    page.screenshot(path=str(screenshot_dir / "leaderboard-390px.png"), full_page=True)
+    context.close()
+    assert not wide, f"pages wider than the screen: {wide}"
