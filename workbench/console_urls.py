@@ -1,12 +1,15 @@
 """The organizer's console: /console/..."""
 
 from django.urls import path
+from django.views.generic import RedirectView
 
 from workbench import console_views, people_views
 
 app_name = "workbench"
 
 urlpatterns = [
+    # the collections (each with its console) are listed on the home page
+    path("", RedirectView.as_view(pattern_name="home", permanent=False)),
     path("new/", console_views.collection_new, name="collection_new"),
     path("jobs/", console_views.jobs_list, name="jobs"),
     path("people/", people_views.people, name="people"),

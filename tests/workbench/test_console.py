@@ -237,3 +237,10 @@ def test_the_console_is_for_organizers_only(client, assessor, outsider, collecti
 @pytest.mark.parametrize(("name", "args"), CONSOLE_PAGES)
 def test_every_console_page_opens_for_an_organizer(org_client, collection, name, args):
     assert org_client.get(reverse(name, args=args)).status_code == 200
+
+
+def test_the_console_without_a_collection_leads_to_the_list_of_collections(org_client):
+    factories.collection_with_topics()
+    response = org_client.get("/console/", follow=True)
+    assert response.redirect_chain[0] == ("/", 302) and response.status_code == 200
+    assert "/console/robust/" in response.content.decode()
