@@ -12,7 +12,7 @@ from workbench.models import Collection, Run
 
 
 @pytest.mark.slow
-def test_build_demo_builds_a_judgeable_collection_and_keeps_it_on_rerun(db):
+def test_build_demo_builds_a_judgeable_collection_and_keeps_it_on_rerun(db, client):
     out = StringIO()
     call_command("build_demo", stdout=out)
     text = out.getvalue()
@@ -28,6 +28,11 @@ def test_build_demo_builds_a_judgeable_collection_and_keeps_it_on_rerun(db):
     shared = {a.topic.qid for a in Assignment.objects.filter(assessor__username="assessor")} & \
              {a.topic.qid for a in Assignment.objects.filter(assessor__username="assessor2")}
     assert shared == {"1", "2", "3"}, "a few topics are judged by both assessors"
+    # the assessor sees what each grade means and the guidelines, as a real track would give them
+    client.force_login(authenticate(username="assessor", password="demo"))
+    page = client.get("/judge/next/", follow=True).content.decode()
+    assert "What each grade means" in page and "near misses that only share the words" in page
+    assert "Judging the demo" in page
 
     Judgment.objects.create(collection=collection, topic=collection.topics.get(qid="1"), docno="json", grade=1,
                             assessor="assessor")

@@ -28,11 +28,28 @@ DEMO_SEED = 2026
 DEMO_OVERLAP_TOPICS = 3
 #: The run left out of the pool, to show how pooling treats a run that did not contribute.
 DEMO_LATE_RUN = "ql-dir"
+#: The criteria the demo's pre-made judgments followed (workbench/demo/judgments.py), shown to assessors.
 DEMO_SCALE = [
-    {"grade": 0, "label": "Not relevant"},
-    {"grade": 1, "label": "Relevant"},
-    {"grade": 2, "label": "Highly relevant"},
+    {"grade": 0, "label": "Not relevant",
+     "description": "Otherwise: what the narrative excludes, and near misses that only share the words."},
+    {"grade": 1, "label": "Relevant",
+     "description": "Partial or indirect: one step of the task, or a related tool the narrative names."},
+    {"grade": 2, "label": "Highly relevant",
+     "description": "By itself answers the narrative's need (csv.reader for reading a CSV file)."},
 ]
+DEMO_GUIDELINES = """## Judging the demo
+
+Each document is the docstring of one function, class or module of Python's standard library. Judge it
+against the topic's **description and narrative**, not its title alone.
+
+- **2, highly relevant**: this one object does what the narrative asks (`csv.reader` for "read a CSV file").
+- **1, relevant**: it helps with part of the task (`smtplib.SMTP.ehlo` when sending e-mail), or it is a
+  related tool the narrative names.
+- **0, not relevant**: anything else, in particular near misses that share the topic's words
+  (`shutil.move` when the topic is copying a directory tree).
+
+Press **x** when the text does not let you decide (an empty docstring, say), and add a comment.
+"""
 
 
 @dataclass
@@ -69,6 +86,8 @@ def demo_build() -> DemoReport:
         slug=DEMO_SLUG, name="Python standard library documentation", scale=DEMO_SCALE, relevant_from=1,
         description="Documents are the docstrings of the Python standard library; topics are programming "
                     "questions; runs come from BM25, TF-IDF and query-likelihood retrieval.")
+    collection.guidelines = DEMO_GUIDELINES
+    collection.save(update_fields=["guidelines"])
     with tempfile.TemporaryDirectory() as tmp:
         files = build_demo_files(Path(tmp))
         topics = topics_import(collection=collection, source=files.topics)
