@@ -5,10 +5,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from django.core.management.base import CommandError
-
 from evaluation.engine.spec import MeasureError
 from workbench.formats import FormatError
+from workbench.management.base import Error
 
 
 @contextlib.contextmanager
@@ -17,6 +16,6 @@ def one_line_errors() -> Iterator[None]:
     try:
         yield
     except (MeasureError, FormatError, ValueError) as exc:
-        raise CommandError(str(exc).splitlines()[0]) from None
+        raise Error(str(exc).splitlines()[0]) from None
     except OSError as exc:
-        raise CommandError(f"{exc.filename}: cannot read: {exc.strerror}") from None
+        raise Error(f"{exc.filename}: cannot read: {exc.strerror}") from None

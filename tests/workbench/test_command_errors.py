@@ -65,6 +65,21 @@ def test_trec_eval_names_an_unreadable_file_in_one_line(tmp_path):
     assert str(corrupt) in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["compare", "curves", "diversity", "xinfap"])
+def test_the_file_only_evaluation_commands_say_error_in_one_line_as_the_others_do(tmp_path, command):
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1 1\n" if command == "xinfap" else "1 0 d1 1\n")  # xinfap's have a stratum
+    corrupt = _bad_files(tmp_path)["corrupt gzip"][0]
+    runs = [str(corrupt), str(corrupt)] if command == "compare" else [str(corrupt)]
+    first, second = (runs[0], str(qrels)) if command == "diversity" else (str(qrels), runs[0])
+    argv = [first, second, *runs[1:]] + (["-m", "map"] if command == "compare" else [])
+    result = subprocess.run([sys.executable, "manage.py", command, *argv], cwd=ROOT, capture_output=True,
+                            text=True, env={"PATH": "/usr/bin:/bin", "WORKBENCH_VAR_DIR": str(tmp_path)})
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {corrupt}"), lines
+
+
 def test_an_unreachable_database_is_one_line_not_a_traceback(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "WORKBENCH_VAR_DIR": str(tmp_path),
            "DATABASE_URL": "postgres://nobody@127.0.0.1:9/nowhere"}  # port 9 (discard): nothing listens

@@ -5,7 +5,7 @@ several measures, each mean marked with the runs it is significantly better than
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evaluation.engine import Evaluator, Qrels
 from evaluation.engine.compare import COMPARE_TESTS, compare
@@ -13,6 +13,7 @@ from evaluation.engine.corrections import CORRECTIONS
 from evaluation.engine.spec import parse_measures
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_qrels_table, read_run_arrays
+from workbench.management.base import Error
 
 
 class Command(BaseCommand):
@@ -32,9 +33,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         if len(opts["runs"]) < 2:
-            raise CommandError("give at least two run files to compare")
+            raise Error("give at least two run files to compare")
         if not 0 < opts["alpha"] < 1:
-            raise CommandError(f"--alpha {opts['alpha']}: between 0 and 1")
+            raise Error(f"--alpha {opts['alpha']}: between 0 and 1")
         requests = opts["measures"] or ["map", "ndcg_cut.10", "P.10", "recall.1000"]
         with one_line_errors():
             names = [n for m in parse_measures(requests) if m.spec.per_topic for n in m.names]

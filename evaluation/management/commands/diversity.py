@@ -5,21 +5,22 @@ then ``amean``). Files only, no database."""
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.intent_aware import evaluate, parse_subtopic_qrels
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_run
+from workbench.management.base import Error
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
     try:
         values = tuple(int(k) for k in text.split(","))
     except ValueError:
-        raise CommandError(f"--cutoffs {text!r}: whole numbers separated by commas, e.g. 5,10,20") from None
+        raise Error(f"--cutoffs {text!r}: whole numbers separated by commas, e.g. 5,10,20") from None
     if not values or min(values) < 1:
-        raise CommandError(f"--cutoffs {text!r}: each cut-off must be at least 1")
+        raise Error(f"--cutoffs {text!r}: each cut-off must be at least 1")
     return values
 
 
@@ -49,7 +50,7 @@ class Command(BaseCommand):
             results = evaluate(qrels, rankings, cutoffs=cutoffs, alpha=opts["alpha"], beta=opts["beta"],
                                complete=opts["complete"])
         if not results:
-            raise CommandError("no topic is in both the qrels and the run")
+            raise Error("no topic is in both the qrels and the run")
         names = list(results["amean"])
         self.stdout.write(",".join(["runid", "topic", *names]))
         for topic, values in results.items():

@@ -4,12 +4,13 @@ stratified-sample qrels (``topic iter docno stratum grade``), with the output of
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.xinfap import confidence_intervals, evaluate, parse_sampled_qrels, report_lines
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_run
+from workbench.management.base import Error
 
 
 class Command(BaseCommand):
@@ -32,6 +33,6 @@ class Command(BaseCommand):
             rankings = ranked_docnos(frame["qid"].astype(str), frame["score"].tolist(), frame["docno"].tolist())
         result = evaluate(qrels, rankings)
         if not result["topics"]:
-            raise CommandError("no topic is in both the qrels and the run")
+            raise Error("no topic is in both the qrels and the run")
         intervals = confidence_intervals(result["topics"]) if opts["ci"] else None
         self.stdout.write("\n".join(report_lines(result, per_topic=opts["per_topic"], intervals=intervals)))
