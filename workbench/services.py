@@ -54,8 +54,9 @@ def parse_scale(text: str) -> list[dict]:
 @transaction.atomic
 def collection_create(*, slug: str, name: str = "", scale: list[dict] | None = None,
                       relevant_from: int | None = None, max_depth: int = 1000,
-                      description: str = "") -> Collection:
-    collection = Collection(slug=slug, name=name or slug, description=description, max_depth=max_depth)
+                      description: str = "", guidelines: str = "") -> Collection:
+    collection = Collection(slug=slug, name=name or slug, description=description, max_depth=max_depth,
+                            guidelines=guidelines)
     if scale is not None:
         collection.scale = scale
     if relevant_from is None:

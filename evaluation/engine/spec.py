@@ -147,13 +147,13 @@ NICKNAMES = {
 }
 
 
-#: ir_measures' names (``nDCG@10``, ``P@5``, ``AP``, ``R@1000``) -> trec_eval requests; @k becomes ``.k``
+#: ir_measures' names (``nDCG@10``, ``P@5``, ``AP``, ``R@1000``) -> trec_eval requests; @k becomes ``.k``.
+#: ``Judged@k`` divides by min(k, retrieved) as ir_measures (0.4.3) does: the workbench's ``judged_min``.
 IR_MEASURES = {"AP": "map", "nDCG": "ndcg", "P": "P", "R": "recall", "RR": "recip_rank", "Rprec": "Rprec",
                "Bpref": "bpref", "BPref": "bpref", "Judged": "judged_min", "Success": "success", "SetP": "set_P",
                "SetR": "set_recall", "SetF": "set_F", "NumRet": "num_ret", "NumRel": "num_rel",
                "NumRelRet": "num_rel_ret", "NumQ": "num_q", "ERR": "err_cut", "nERR": "nerr_cut", "RBP": "rbp",
                "infAP": "infAP", "IPrec": "iprec_at_recall"}
-#: ``Judged@k`` divides by min(k, retrieved) as ir_measures (0.4.3) does: the workbench's ``judged_min``.
 #: the ones whose @k is another measure's cut-off (AP@10 is map_cut.10, nDCG@10 ndcg_cut.10, RR@10 rr_cut.10)
 _AT_K = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "rr_cut"}
 

@@ -85,9 +85,8 @@ def demo_build() -> DemoReport:
     collection = collection_create(
         slug=DEMO_SLUG, name="Python standard library documentation", scale=DEMO_SCALE, relevant_from=1,
         description="Documents are the docstrings of the Python standard library; topics are programming "
-                    "questions; runs come from BM25, TF-IDF and query-likelihood retrieval.")
-    collection.guidelines = DEMO_GUIDELINES
-    collection.save(update_fields=["guidelines"])
+                    "questions; runs come from BM25, TF-IDF and query-likelihood retrieval.",
+        guidelines=DEMO_GUIDELINES)
     with tempfile.TemporaryDirectory() as tmp:
         files = build_demo_files(Path(tmp))
         topics = topics_import(collection=collection, source=files.topics)
