@@ -71,6 +71,13 @@ class Collection(models.Model):
                                             help_text="Most documents a run may return per topic.")
     researchers_may_download = models.BooleanField(default=False)
     guidelines = models.TextField(blank=True, default="", db_default="", help_text="Guidelines for assessors (Markdown), shown while they judge.")
+    document_url = models.CharField(
+        max_length=500, blank=True, default="", db_default="",
+        help_text="Where a document can be read when the workbench holds no text for it, with {docno} in its "
+                  "place, e.g. https://example.org/doc/{docno}.")
+    judge_by_link = models.BooleanField(
+        default=False, db_default=False,
+        help_text="Assessors may judge a document without text from its page at the document URL.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -156,6 +163,8 @@ class Run(models.Model):
     source_file = models.CharField(max_length=500, blank=True)
     imported_at = models.DateTimeField(auto_now_add=True)
     contributes = models.BooleanField(default=True, help_text="Contributes documents to the pool.")
+    run_type = models.CharField(max_length=32, blank=True, default="", db_default="",
+                                help_text="automatic, manual, ... as the team declared it.")
     pool_priority = models.PositiveIntegerField(
         default=1, help_text="The team's priority for pooling: 1 is pooled first.")
     num_topics = models.PositiveIntegerField(default=0)

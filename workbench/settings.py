@@ -132,6 +132,17 @@ MIDDLEWARE = [
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
                      "QUEUES": ["default"]}}
 
+# Uploads: every file goes straight to a temporary file on disk (never held in memory, whatever its size),
+# under VAR_DIR so that staging it for a job is a rename, not a copy.
+FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.TemporaryFileUploadHandler"]
+FILE_UPLOAD_TEMP_DIR = str(VAR_DIR / "uploads" / "tmp")
+try:
+    Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
+except OSError as exc:
+    raise ImproperlyConfigured(f"cannot make the upload directory {FILE_UPLOAD_TEMP_DIR}: {exc.strerror}") from None
+#: most files one upload may carry (Django's default, 100, is fewer than a track's runs); the forms state it
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 1000)
+
 #: a running job without progress for this long is shown as failed (its worker was killed or died)
 JOB_STALE_AFTER_SECONDS = env_int("JOB_STALE_AFTER_SECONDS", 600)
 

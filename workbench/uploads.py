@@ -68,8 +68,9 @@ def stage(files) -> Path:
         target = directory / safe_name(upload.name, taken)
         temporary = getattr(upload, "temporary_file_path", None)
         if temporary is not None:
-            upload.close()
+            # move first: closing a TemporaryUploadedFile deletes its file (the move makes that a no-op)
             shutil.move(temporary(), target)
+            upload.close()
         else:
             with open(target, "wb") as handle:
                 for chunk in upload.chunks():
