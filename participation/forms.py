@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
 
 from participation.models import Submission, Team, Track, team_name_validator
 
@@ -15,7 +16,7 @@ class TrackForm(forms.ModelForm):
     class Meta:
         model = Track
         fields = ["open", "opens_at", "closes_at", "max_runs_per_team", "pooled_runs_per_team", "depth",
-                  "require_description", "leaderboard"]
+                  "require_description", "topics_published", "leaderboard"]
         widgets = {"opens_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
                    "closes_at": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}
         labels = {"open": "Open for submissions", "opens_at": "Opens (UTC)", "closes_at": "Deadline (UTC)"}
@@ -57,7 +58,13 @@ class TeamForm(forms.Form):
 
 
 class SubmissionForm(forms.Form):
-    file = forms.FileField(help_text="A TREC run file (qid Q0 docno rank score tag), plain or .gz.")
+    """A run file and what the team says about it. ``track`` makes the description required when the track
+    asks for one (``required`` in the HTML too, so the browser stops the form before the upload); ``tags``
+    are the team's runs, one of which a submission may replace (at the limit it must: ``at_limit``);
+    ``staged`` is the file kept from a refused form, offered instead of choosing it again."""
+
+    file = forms.FileField(required=False,
+                           help_text="A TREC run file (qid Q0 docno rank score tag), plain or .gz.")
     run_type = forms.ChoiceField(choices=Submission.RunType.choices, initial=Submission.RunType.AUTOMATIC,
                                  label="Run type")
     fields_used = forms.MultipleChoiceField(choices=TOPIC_FIELDS, required=False, initial=["title"],
@@ -66,3 +73,45 @@ class SubmissionForm(forms.Form):
                                   help_text="How the run was made (model, training data, settings).")
     priority = forms.IntegerField(min_value=1, max_value=1000, initial=1,
                                   help_text="Your ranking of this run for pooling: 1 is pooled first.")
+    replaces = forms.ChoiceField(required=False, label="Replaces",
+                                 help_text="A file whose run tag is one of your runs replaces that run.")
+
+    def __init__(self, *args, track: Track | None = None, tags=(), at_limit: bool = False, staged=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.staged = staged
+        if track is not None and track.require_description:
+            self.fields["description"].required = True
+            self.fields["description"].help_text += " Required by the track."
+            self.fields["description"].error_messages["required"] = ("Describe how the run was made (the track "
+                                                                     "asks for it).")
+        choices = [(t, f"run {t}") for t in tags]
+        if at_limit:
+            self.fields["replaces"].choices = choices  # no empty choice: the browser always sends one
+            self.fields["replaces"].label = "Run to replace"
+            self.fields["replaces"].help_text = "The new file must carry the same run tag."
+        else:
+            self.fields["replaces"].choices = [("", "nothing: a new run (or the run with the file's tag)"),
+                                               *choices]
+        if not tags:
+            del self.fields["replaces"]
+        if staged is None:
+            self.fields["file"].required = True  # the browser asks for it before sending anything
+        else:
+            self.fields["keep_file"] = forms.BooleanField(
+                required=False, initial=True,
+                label=f"Keep the file you chose: {staged.name} ({filesizeformat(staged.size)})",
+                help_text="Choose another file above to send that one instead.")
+
+    def drop_staged(self) -> None:
+        """The kept file is gone (the submission was refused): the form asks for a file again."""
+        self.staged = None
+        self.fields.pop("keep_file", None)
+        self.fields["file"].required = True
+
+    def clean(self):
+        data = super().clean()
+        if "file" not in self.errors and not data.get("file") and not (self.staged is not None and data.get("keep_file")):
+            self.add_error("file", "Choose a run file." if self.staged is None
+                           else "Choose a run file, or keep the one you chose before.")
+        return data
+

@@ -32,6 +32,9 @@ class Track(models.Model):
     depth = models.PositiveIntegerField(default=1000, validators=[MinValueValidator(1)],
                                         help_text="Documents asked for per topic (fewer gives a warning).")
     require_description = models.BooleanField(default=True, help_text="A run must say how it was made.")
+    topics_published = models.BooleanField(
+        default=False, db_default=False, verbose_name="Topics published",
+        help_text="Teams may download the topics now. Without this they may from the moment submissions open.")
     results_released = models.BooleanField(default=False)
     released_at = models.DateTimeField(null=True, blank=True)
     leaderboard = models.CharField(max_length=16, choices=Leaderboard.choices, default=Leaderboard.HIDDEN,
@@ -50,6 +53,18 @@ class Track(models.Model):
         if self.closes_at and now >= self.closes_at:
             return False, f"the deadline passed on {self.closes_at:%Y-%m-%d %H:%M} UTC"
         return True, f"open until {self.closes_at:%Y-%m-%d %H:%M} UTC" if self.closes_at else "open"
+
+    def topics_available(self, now=None) -> tuple[bool, str]:
+        """(teams may download the topics now, why not): once the organizer publishes them, or from the
+        moment submissions open (the track open and its opening time passed); after the deadline too."""
+        now = now or timezone.now()
+        if self.topics_published:
+            return True, "published by the organizers"
+        if self.open and (self.opens_at is None or now >= self.opens_at):
+            return True, "submissions are open"
+        if self.open:
+            return False, f"the topics are published when submissions open, on {self.opens_at:%Y-%m-%d %H:%M} UTC"
+        return False, "the topics are published when the track opens for submissions"
 
 
 class Team(models.Model):
@@ -97,6 +112,9 @@ class Submission(models.Model):
     metadata = models.JSONField(default=dict, blank=True, help_text="The run file's ir_metadata header, if any.")
     priority = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)],
                                            help_text="The team's ranking of its runs for pooling: 1 first.")
+    replaces = models.CharField(max_length=200, blank=True, default="", db_default="",
+                                help_text="The run tag this submission was sent to replace (empty: a new run or "
+                                          "whichever run has the file's tag).")
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="submissions")
 

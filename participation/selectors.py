@@ -4,6 +4,11 @@ leave-one-team-out effect), the leaderboard as the organizer lets teams see it, 
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from django.utils import timezone
+from django.utils.crypto import salted_hmac
+
 from evaluation.scoring import EvaluationError
 from evaluation.selectors import leaderboard, leave_one_out, run_report
 from judging.models import Judgment
@@ -12,8 +17,48 @@ from participation.models import Submission, Team, Track
 from pooling import selectors as pooling_selectors
 from pooling.models import Pool
 
-__all__ = ["contributions", "pooled_tags", "submissions_overview", "team_results", "team_runs",
-           "visible_leaderboard"]
+__all__ = ["contributions", "pooled_tags", "relative_time", "run_limit", "submissions_overview", "team_results",
+           "team_runs", "track_dates", "visible_leaderboard"]
+
+
+def run_limit(team: Team) -> dict:
+    """The team's runs against the track's limit: ``used`` of ``limit`` (accepted runs, one per tag), their
+    ``tags``, ``checking`` (submissions the checker has not read yet) and ``at_limit``."""
+    accepted = sorted(Submission.objects.filter(team=team, status=Submission.Status.ACCEPTED)
+                      .values_list("tag", flat=True))
+    limit = team.track.max_runs_per_team
+    return {"used": len(accepted), "limit": limit, "tags": accepted, "at_limit": len(accepted) >= limit,
+            "left": max(limit - len(accepted), 0),
+            "checking": Submission.objects.filter(team=team, status=Submission.Status.CHECKING).count()}
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
+def relative_time(when: datetime, now: datetime | None = None) -> str:
+    """``when`` as a person says it from ``now``: "in 3 days", "5 hours ago", "in 12 minutes", "now"."""
+    now = now or timezone.now()
+    seconds = (when - now).total_seconds()
+    size = abs(seconds)
+    if size < 60:
+        return "now"
+    for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if size >= length:
+            text = _count(int(size // length), unit)
+            break
+    return f"in {text}" if seconds > 0 else f"{text} ago"
+
+
+def track_dates(track: Track, now: datetime | None = None) -> list[dict]:
+    """The track's dates for its teams: when submissions open and the deadline (UTC, and from now)."""
+    now = now or timezone.now()
+    rows = []
+    for label, when in (("Submissions open", track.opens_at), ("Deadline", track.closes_at)):
+        if when is not None:
+            rows.append({"label": label, "when": when, "relative": relative_time(when, now),
+                         "past": when <= now})
+    return rows
 
 
 def pooled_tags(track: Track) -> set[str]:
@@ -91,14 +136,28 @@ def submissions_overview(track: Track) -> list[dict]:
 
 def visible_leaderboard(track: Track, team: Team, *, measure: str = "map") -> list[dict] | None:
     """The leaderboard as the organizer lets teams see it: None (hidden), or rows with other teams'
-    names and tags replaced by "another team" / "run N" (anonymous), or named."""
+    names and tags replaced by "another team" / "run N" (anonymous), or named.
+
+    Anonymous labels are positions, unique even among tied runs: runs of equal rank are ordered by a keyed
+    hash of their tag (stable from one visit to the next, and telling nothing about the tags), so two runs
+    tied at rank 13 are "run 13" and "run 14"."""
     if track.leaderboard == Track.Leaderboard.HIDDEN:
         return None
     board = leaderboard(track.collection, measures=[measure])
-    rows, anonymous = [], track.leaderboard == Track.Leaderboard.ANONYMOUS
-    for r in board.runs:
+    anonymous = track.leaderboard == Track.Leaderboard.ANONYMOUS
+    runs = board.runs
+    if anonymous:
+        runs = sorted(runs, key=lambda r: (r.rank, _tie_key(track, r.tag)))
+    rows = []
+    for position, r in enumerate(runs, start=1):
         own = r.team == team.name
         rows.append({"rank": r.rank, "own": own, "value": r.measures.get(board.measures[0]),
-                     "tag": r.tag if own or not anonymous else f"run {r.rank}",
+                     "tag": r.tag if own or not anonymous else f"run {position}",
                      "team": r.team if own or not anonymous else "another team", "contributed": r.contributed})
     return rows
+
+
+def _tie_key(track: Track, tag: str) -> str:
+    """A stable order among tied runs that a participant cannot compute from the tags (keyed by the
+    server's secret)."""
+    return salted_hmac("participation.anonymous-label", f"{track.pk}:{tag}").hexdigest()

@@ -1,16 +1,23 @@
 """Receiving and checking submissions, and releasing results to teams.
 
-A submission is received (the window and the team checked, the file streamed to disk and kept, with its
-checksum), then a background job checks it with the same checker as ``import_runs`` and the console, plus
+A submission is received (the window, the team and its run limit checked; the file, which Django already
+spooled to disk, moved into place and kept), then a background job hashes it and checks it with the same checker as ``import_runs`` and the console, plus
 the track's own rules (the run tag belongs to the team; at most ``max_runs_per_team`` runs) before anything
 is written. An accepted submission is the team's run (a later one with the same tag replaces it; the
-earlier file stays in the history); a refused one stores nothing but its report.
+earlier file stays in the history); a refused one stores nothing but its report (its file is removed).
+A form refused for a missing field keeps the chosen file staged for the team (``upload_stage``), so the
+participant need not choose it again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+import shutil
+import time
 import uuid
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -23,47 +30,160 @@ from workbench.models import Run
 from workbench.selectors import run_frames
 from workbench.services import ImportRefused, RunSpec, runs_import
 
-__all__ = ["SubmissionRefused", "results_release", "submission_check", "submission_receive"]
+__all__ = ["StagedFile", "SubmissionRefused", "results_release", "staged_discard", "staged_find",
+           "submission_check", "submission_receive", "upload_stage"]
+
+#: how long a file kept for a refused form waits for the participant to send the form again
+STAGED_FOR = timedelta(days=1)
 
 
 class SubmissionRefused(Exception):
-    """Refused before anything is stored (the window, the team, the form); one line for the participant."""
+    """Refused before anything is stored (the window, the team, the limit); one line for the participant."""
 
 
-def _store(upload, directory: Path) -> tuple[Path, str, int]:
-    """The upload copied into ``directory`` under its own (safe) name; its path, SHA-256 and size."""
-    directory.mkdir(parents=True)
-    target = directory / uploads.safe_name(upload.name)
-    digest, size = hashlib.sha256(), 0
-    with open(target, "wb") as handle:
-        for chunk in upload.chunks(1 << 20):
-            digest.update(chunk)
-            size += len(chunk)
-            handle.write(chunk)
-    return target, digest.hexdigest(), size
+@dataclass(frozen=True)
+class StagedFile:
+    """A file a participant chose in a form that was refused (a field missing): kept for the team, so that
+    sending the form again need not upload it again. ``record`` goes into the participant's session."""
+
+    team_id: int
+    token: str
+    name: str
+    size: int
+
+    @property
+    def path(self) -> Path:
+        return _staging_root() / str(self.team_id) / self.token / uploads.safe_name(self.name)
+
+    def record(self) -> dict:
+        return {"token": self.token, "name": self.name, "size": self.size}
 
 
-def submission_receive(*, team: Team, user, upload, run_type: str = Submission.RunType.AUTOMATIC,
-                       fields_used=(), description: str = "", priority: int = 1, task=None) -> Submission:
-    """Take a team's upload if the window is open: keep the file, record the submission and start the job
-    that checks it (``task``, the check's django-tasks task)."""
+def _staging_root() -> Path:
+    return Path(settings.VAR_DIR) / "uploads" / "participation"
+
+
+def _move(upload, target: Path) -> int:
+    """Put the upload at ``target`` without reading it into memory: Django already spooled it to a
+    temporary file, which is moved (no copy); any other file object is copied in chunks. Its size."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = getattr(upload, "temporary_file_path", None)
+    if temporary is not None:
+        # move first: closing a TemporaryUploadedFile deletes its file (the move makes that a no-op)
+        shutil.move(temporary(), target)
+        upload.close()
+    else:
+        with open(target, "wb") as handle:
+            for chunk in upload.chunks(1 << 20):
+                handle.write(chunk)
+    return target.stat().st_size
+
+
+def _sweep(now: float | None = None) -> None:
+    """Staged files nobody came back for (older than ``STAGED_FOR``) are removed."""
+    now = time.time() if now is None else now
+    root = _staging_root()
+    if not root.is_dir():
+        return
+    for directory in root.glob("*/*"):
+        try:
+            if directory.is_dir() and now - directory.stat().st_mtime > STAGED_FOR.total_seconds():
+                shutil.rmtree(directory, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def upload_stage(*, team: Team, upload) -> StagedFile:
+    """Keep the file of a refused form for ``team`` (moved, not copied) until the form is sent again."""
+    _sweep()
+    token = uuid.uuid4().hex
+    staged = StagedFile(team_id=team.pk, token=token, name=Path(upload.name or "upload").name[:255], size=0)
+    size = _move(upload, staged.path)
+    return StagedFile(team_id=team.pk, token=token, name=staged.name, size=size)
+
+
+def staged_find(team: Team, record) -> StagedFile | None:
+    """The staged file a session's ``record`` names for ``team``, if it is still there."""
+    if not isinstance(record, dict) or not isinstance(record.get("token"), str) \
+            or not re.fullmatch(r"[0-9a-f]{32}", record["token"]) or not isinstance(record.get("name"), str):
+        return None
+    staged = StagedFile(team_id=team.pk, token=record["token"], name=record["name"], size=0)
+    if not staged.path.is_file():
+        return None
+    return StagedFile(team_id=team.pk, token=staged.token, name=staged.name, size=staged.path.stat().st_size)
+
+
+def staged_discard(staged: StagedFile | None) -> None:
+    if staged is not None:
+        shutil.rmtree(staged.path.parent, ignore_errors=True)
+
+
+def _refuse_over_limit(team: Team, replaces: str) -> None:
+    """The track's run limit as the form knows it, before the file is kept: a new run at the limit, or a
+    replacement of a run the team does not have, is refused. (The check job applies it again on the file.)"""
     track = team.track
-    may, why = track.window()
-    if not may:
-        raise SubmissionRefused(f"submission refused: {why}")
-    if track.require_description and not description.strip():
-        raise SubmissionRefused("describe how the run was made (the track asks for it)")
+    tags = sorted(Submission.objects.filter(team=team, status=Submission.Status.ACCEPTED)
+                  .values_list("tag", flat=True))
+    if replaces and replaces not in tags:
+        raise SubmissionRefused(f"submission refused: your team has no run {replaces!r} to replace")
+    if not replaces and len(tags) >= track.max_runs_per_team:
+        raise SubmissionRefused(
+            f"submission refused: your team has submitted {len(tags)} of {track.max_runs_per_team} runs, the "
+            f"track's limit; to send a run again, choose which of your runs it replaces ({', '.join(tags)})")
+
+
+def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | None = None,
+                       run_type: str = Submission.RunType.AUTOMATIC, fields_used=(), description: str = "",
+                       priority: int = 1, replaces: str = "", task=None) -> Submission:
+    """Take a team's file (``upload``, or a ``staged`` one kept from a refused form) if the window is open
+    and the team within its limit: keep it (moved, never read into memory), record the submission and start
+    the job that hashes and checks it (``task``, the check's django-tasks task). A refused file is not kept
+    (a staged one is removed; Django removes its own temporary file when the request ends)."""
+    track = team.track
+    try:
+        may, why = track.window()
+        if not may:
+            raise SubmissionRefused(f"submission refused: {why}")
+        if track.require_description and not description.strip():
+            raise SubmissionRefused("describe how the run was made (the track asks for it)")
+        _refuse_over_limit(team, replaces)
+        if upload is None and staged is None:
+            raise SubmissionRefused("choose a run file")
+    except SubmissionRefused:
+        staged_discard(staged)
+        if upload is not None:
+            upload.close()  # a TemporaryUploadedFile removes its file on close
+        raise
     directory = Path(settings.VAR_DIR) / "submissions" / track.collection.slug / team.name / uuid.uuid4().hex
-    path, sha256, size = _store(upload, directory)
+    if upload is not None:
+        name = Path(upload.name or "upload").name
+        path = directory / uploads.safe_name(name)
+        size = _move(upload, path)
+        staged_discard(staged)
+    else:
+        name, path = staged.name, directory / uploads.safe_name(staged.name)
+        path.parent.mkdir(parents=True)
+        shutil.move(staged.path, path)
+        staged_discard(staged)
+        size = path.stat().st_size
     submission = Submission.objects.create(
-        team=team, submitted_by=user, file_name=upload.name[:255], stored=str(path), sha256=sha256, size=size,
-        run_type=run_type, fields_used=list(fields_used), description=description, priority=priority)
+        team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
+        run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
+        replaces=replaces)
     if task is not None:
         job = jobs.job_start(task, kind="submission check", user=user, collection=track.collection,
-                             params={"submission": submission.pk, "file": upload.name})
+                             params={"submission": submission.pk, "file": name})
         Submission.objects.filter(pk=submission.pk).update(job=job)
         submission.refresh_from_db()
     return submission
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _owner_rules(submission: Submission):
@@ -72,6 +192,9 @@ def _owner_rules(submission: Submission):
 
     def accept(run_files) -> None:
         tag = run_files[0].tag
+        if submission.replaces and tag != submission.replaces:
+            raise ImportRefused([f"{submission.file_name}: the run tag in the file is {tag!r}, not "
+                                 f"{submission.replaces!r}, the run you chose to replace"])
         taken = Run.objects.filter(collection=track.collection, tag=tag).exclude(team=team.name).exists()
         if taken:
             raise ImportRefused([f"{submission.file_name}: run tag {tag!r} is taken by another run of the "
@@ -127,6 +250,9 @@ def submission_check(submission: Submission, *, progress=None) -> Submission:
     """Check the kept file like ``import_runs`` does, then the track's rules; accept it as the team's run
     (replacing a run of the same tag) or record every problem. Returns the updated submission."""
     directory = Path(submission.stored).parent
+    if not submission.sha256:
+        submission.sha256 = _sha256(Path(submission.stored))
+        submission.save(update_fields=["sha256"])
     try:
         imported = runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
                                specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
@@ -137,6 +263,7 @@ def submission_check(submission: Submission, *, progress=None) -> Submission:
         submission.status = Submission.Status.REFUSED
         submission.problems = uploads.relative_problems(exc, directory).problems
         submission.save(update_fields=["status", "problems"])
+        shutil.rmtree(directory, ignore_errors=True)  # a refused file is not kept: its report says why
         return submission
     run = imported[0].run
     relative = uploads.relative_problems(ImportRefused(list(imported[0].warnings) or [""]), directory).problems

@@ -9,17 +9,19 @@ from pathlib import Path
 
 import yaml
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from evaluation import plots
 from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError
-from participation import selectors
+from participation import selectors, services
 from participation.forms import SubmissionForm
 from participation.models import Submission, Team, Track
-from participation.services import SubmissionRefused, submission_receive
+from participation.services import StagedFile, SubmissionRefused
 from participation.tasks import check_submission
+from participation.topic_files import TOPIC_FILES, write_topics
 
 
 def team_view(view):
@@ -44,30 +46,94 @@ def portal(request: HttpRequest) -> HttpResponse:
     return render(request, "participation/portal.html", {"rows": rows})
 
 
-def _team_context(track: Track, team: Team, form: SubmissionForm) -> dict:
+#: the session's files kept from refused forms, per team: {team id: StagedFile.record()}
+STAGED_KEY = "participation_staged"
+
+
+def _staged(request: HttpRequest, team: Team) -> StagedFile | None:
+    return services.staged_find(team, request.session.get(STAGED_KEY, {}).get(str(team.pk)))
+
+
+def _remember(request: HttpRequest, team: Team, staged: StagedFile | None) -> None:
+    kept = dict(request.session.get(STAGED_KEY, {}))
+    if staged is None:
+        kept.pop(str(team.pk), None)
+    else:
+        kept[str(team.pk)] = staged.record()
+    request.session[STAGED_KEY] = kept
+
+
+def _form(track: Track, limit: dict, staged: StagedFile | None, data=None, files=None) -> SubmissionForm:
+    return SubmissionForm(data, files, track=track, tags=limit["tags"], at_limit=limit["at_limit"], staged=staged)
+
+
+def _team_context(track: Track, team: Team, form: SubmissionForm, limit: dict) -> dict:
     may, why = track.window()
+    topics_ok, topics_why = track.topics_available()
     return {"track": track, "collection": track.collection, "team": team, "form": form, "may_submit": may,
-            "window": why, "runs": selectors.team_runs(team),
+            "window": why, "runs": selectors.team_runs(team), "limit": limit,
+            "dates": selectors.track_dates(track), "topics_available": topics_ok, "topics_why": topics_why,
+            "topic_files": [(name, label) for name, (label, *_) in TOPIC_FILES.items()],
+            "topic_count": track.collection.topics.count(),
             "history": Submission.objects.filter(team=team).select_related("submitted_by")[:100]}
 
 
 @team_view
 def team_page(request: HttpRequest, track: Track, team: Team) -> HttpResponse:
-    if request.method == "POST":
-        form = SubmissionForm(request.POST, request.FILES)
-        if form.is_valid():
-            data = form.cleaned_data
-            try:
-                submission = submission_receive(team=team, user=request.user, upload=data["file"],
-                                                run_type=data["run_type"], fields_used=data["fields_used"],
-                                                description=data["description"], priority=data["priority"],
-                                                task=check_submission)
-            except SubmissionRefused as exc:
-                form.add_error(None, str(exc))
-            else:
-                return redirect("participation:receipt", slug=track.collection.slug, submission_id=submission.pk)
-        return render(request, "participation/team.html", _team_context(track, team, form), status=400)
-    return render(request, "participation/team.html", _team_context(track, team, SubmissionForm()))
+    limit = selectors.run_limit(team)
+    staged = _staged(request, team)
+    if request.method != "POST":
+        return render(request, "participation/team.html", _team_context(track, team, _form(track, limit, staged),
+                                                                          limit))
+    form = _form(track, limit, staged, request.POST, request.FILES)
+    if form.is_valid():
+        data = form.cleaned_data
+        upload = data["file"] or None
+        chosen = staged if upload is None else None
+        try:
+            submission = services.submission_receive(
+                team=team, user=request.user, upload=upload, staged=chosen, run_type=data["run_type"],
+                fields_used=data["fields_used"], description=data["description"], priority=data["priority"],
+                replaces=data.get("replaces") or "", task=check_submission)
+        except SubmissionRefused as exc:
+            # refused whole (the window, the limit): neither file is kept, the form says why
+            services.staged_discard(staged)
+            _remember(request, team, None)
+            form.drop_staged()
+            form.add_error(None, str(exc))
+        else:
+            if upload is not None:
+                services.staged_discard(staged)  # a new file was chosen: the kept one is no longer wanted
+            _remember(request, team, None)
+            return redirect("participation:receipt", slug=track.collection.slug, submission_id=submission.pk)
+    else:
+        upload = request.FILES.get("file")
+        within_limit = not limit["at_limit"] or request.POST.get("replaces") in limit["tags"]
+        if upload is not None and track.window()[0] and within_limit:
+            # a field is missing or wrong: keep the chosen file for the team so the form need not resend it
+            services.staged_discard(staged)
+            staged = services.upload_stage(team=team, upload=upload)
+            _remember(request, team, staged)
+            data = request.POST.copy()
+            data["keep_file"] = "on"
+            form = _form(track, limit, staged, data)
+            form.is_valid()
+    return render(request, "participation/team.html", _team_context(track, team, form, limit), status=400)
+
+
+@team_view
+def topics_download(request: HttpRequest, track: Track, team: Team, format: str) -> HttpResponse:
+    """The track's topics for its teams, once they are published (see ``Track.topics_available``)."""
+    if format not in TOPIC_FILES:
+        raise Http404("No such topics format.")
+    available, why = track.topics_available()
+    if not available:
+        raise PermissionDenied(f"Not yet: {why}.")
+    _, file_name, content_type, _ = TOPIC_FILES[format]
+    text = write_topics(track.collection.topics.order_by("qid"), format)
+    response = HttpResponse(text.encode("utf-8"), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{track.collection.slug}-{file_name}"'
+    return response
 
 
 def _own_submission(team: Team, submission_id: int) -> Submission:
@@ -83,7 +149,8 @@ def receipt(request: HttpRequest, track: Track, team: Team, submission_id: int) 
     metadata_text = yaml.safe_dump(submission.metadata, sort_keys=False, allow_unicode=True) if submission.metadata else ""
     return render(request, "participation/receipt.html", {"track": track, "collection": track.collection,
                                                           "team": team, "submission": submission,
-                                                          "metadata_text": metadata_text})
+                                                          "metadata_text": metadata_text,
+                                                          "kept": Path(submission.stored).is_file()})
 
 
 @team_view

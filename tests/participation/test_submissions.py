@@ -3,6 +3,8 @@ a tag submitted again replaces the run (the earlier file is kept); every refusal
 
 from __future__ import annotations
 
+import hashlib
+import html
 import os
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import pytest
 from django.utils import timezone
 
 from participation.models import Submission
+from participation.services import submission_check
 from tests.participation.conftest import run_upload, submit
 from workbench.models import Run
 
@@ -45,11 +48,18 @@ def test_a_bad_line_is_refused_naming_it_as_the_cli_and_the_console_do_and_nothi
     team, user = teams["red"]
     client.force_login(user)
     upload = run_upload("red-x", extra="302 Q0 d9 seven 1.0 red-x\n", name="mine.run")
+    sent = upload.read()
+    upload.seek(0)
     submission = _receipt(submit(client, track, upload))
     assert submission.status == "refused" and not Run.objects.exists()
     assert submission.problems == ["mine.run:10: rank 'seven' is not an integer"]
+    # a refused file is not kept (its report says why); the receipt says so and offers no link to it
+    assert not Path(submission.stored).exists()
+    receipt = client.get(f"/participate/{track.collection.slug}/submissions/{submission.pk}/").content.decode()
+    assert "a refused file is not kept" in receipt and "the file as received" not in receipt
+    assert submission.sha256 == hashlib.sha256(sent).hexdigest() and submission.size == len(sent)
     # the same file through the command line: the same line
-    (tmp_path / "mine.run").write_bytes(Path(submission.stored).read_bytes())
+    (tmp_path / "mine.run").write_bytes(sent)
     env = {**os.environ, "WORKBENCH_VAR_DIR": str(tmp_path / "cli-var"), "DATABASE_URL": f"sqlite:///{tmp_path}/c.db"}
     subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v0"], env=env, check=True, cwd=tmp_path)
     subprocess.run([sys.executable, str(ROOT / "manage.py"), "create_collection", "robust"], env=env, check=True,
@@ -64,23 +74,44 @@ def test_a_bad_line_is_refused_naming_it_as_the_cli_and_the_console_do_and_nothi
 
     client.force_login(organizer)
     client.post(f"/console/{track.collection.slug}/upload/",
-                {"kind": "runs", "runs-files": [SimpleUploadedFile("mine.run", Path(submission.stored).read_bytes())]})
+                {"kind": "runs", "runs-files": [SimpleUploadedFile("mine.run", sent)]})
     assert Job.objects.get(kind="runs import").result["problems"] == submission.problems
 
 
-def test_the_run_limit_refuses_a_third_tag_but_a_tag_submitted_again_replaces_its_run(client, track, teams):
+def test_at_the_run_limit_the_form_closes_a_third_tag_is_refused_and_a_run_may_still_be_replaced(
+        client, track, teams, settings, tmp_path):
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path / "upload-tmp")
+    Path(settings.FILE_UPLOAD_TEMP_DIR).mkdir()
     team, user = teams["red"]
     client.force_login(user)
     first = _receipt(submit(client, track, run_upload("red-a")))
     _receipt(submit(client, track, run_upload("red-b")))
-    third = _receipt(submit(client, track, run_upload("red-c")))
-    assert third.status == "refused" and "has 2 runs, the track's limit" in third.problems[0]
-    assert not Run.objects.filter(tag="red-c").exists()
-    again = _receipt(submit(client, track, run_upload("red-a", {"301": ["d3", "d2", "d1"]}), priority="2"))
+    page = html.unescape(client.get(f"/participate/{track.collection.slug}/").content.decode())
+    assert "2 of 2 runs submitted" in page and "the track's limit: no new run can be sent" in page
+    assert ">Replace the run</button>" in page and ">Submit</button>" not in page
+    # a new tag posted anyway: refused before the file is kept, with the reason, and nothing left on disk
+    response = submit(client, track, run_upload("red-c"))
+    assert response.status_code == 400
+    assert ("your team has submitted 2 of 2 runs, the track's limit; to send a run again, choose which of your "
+            "runs it replaces (red-a, red-b)") in html.unescape(response.content.decode())
+    assert Submission.objects.count() == 2 and not any(Path(settings.FILE_UPLOAD_TEMP_DIR).iterdir())
+    kept = list((Path(settings.VAR_DIR) / "submissions").rglob("*.run"))
+    assert sorted(p.name for p in kept) == ["red-a.run", "red-b.run"]
+    # a file whose tag is not the run chosen to be replaced: the checker refuses it
+    wrong = _receipt(submit(client, track, run_upload("red-c"), replaces="red-b"))
+    assert wrong.status == "refused"
+    assert wrong.problems == ["red-c.run: the run tag in the file is 'red-c', not 'red-b', the run you chose to replace"]
+    again = _receipt(submit(client, track, run_upload("red-a", {"301": ["d3", "d2", "d1"]}), priority="2",
+                            replaces="red-a"))
     first.refresh_from_db()
     assert again.status == "accepted" and first.status == "replaced"
     assert Path(first.stored).is_file()  # the earlier file stays in the history
     assert Run.objects.get(tag="red-a").num_entries == 3 and Run.objects.filter(team="red").count() == 2
+    # the checker keeps its own limit check (two uploads sent at once both pass the form)
+    (tmp_path / "red-d.run").write_text(run_upload("red-d").read().decode())
+    sneaked = Submission.objects.create(team=team, file_name="red-d.run", stored=str(tmp_path / "red-d.run"))
+    assert submission_check(sneaked).status == "refused"
+    assert "team 'red' has 2 runs, the track's limit" in sneaked.problems[0]
 
 
 def test_after_the_deadline_an_upload_is_refused_with_the_reason(client, track, teams):
@@ -96,7 +127,7 @@ def test_after_the_deadline_an_upload_is_refused_with_the_reason(client, track, 
 def test_a_closed_track_and_a_missing_description_are_refused(client, track, teams):
     client.force_login(teams["red"][1])
     response = submit(client, track, run_upload("red-a"), description="")
-    assert response.status_code == 400 and "describe how the run was made" in response.content.decode()
+    assert response.status_code == 400 and "Describe how the run was made" in response.content.decode()
     track.open = False
     track.save()
     assert "not open for submissions" in submit(client, track, run_upload("red-a")).content.decode()
