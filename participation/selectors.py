@@ -45,7 +45,7 @@ def relative_time(when: datetime, now: datetime | None = None) -> str:
         return "now"
     for unit, length in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if size >= length:
-            text = _count(int(size // length), unit)
+            text = _count(int(size / length + 0.5), unit)  # 47 h 59 min: "in 2 days"
             break
     return f"in {text}" if seconds > 0 else f"{text} ago"
 
