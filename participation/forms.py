@@ -63,7 +63,7 @@ class SubmissionForm(forms.Form):
     are the team's runs, one of which a submission may replace (at the limit it must: ``at_limit``);
     ``staged`` is the file kept from a refused form, offered instead of choosing it again."""
 
-    file = forms.FileField(required=False,
+    file = forms.FileField(required=False, error_messages={"required": "Choose a run file."},
                            help_text="A TREC run file (qid Q0 docno rank score tag), plain or .gz.")
     run_type = forms.ChoiceField(choices=Submission.RunType.choices, initial=Submission.RunType.AUTOMATIC,
                                  label="Run type")

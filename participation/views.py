@@ -9,7 +9,6 @@ from pathlib import Path
 
 import yaml
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
@@ -128,7 +127,8 @@ def topics_download(request: HttpRequest, track: Track, team: Team, format: str)
         raise Http404("No such topics format.")
     available, why = track.topics_available()
     if not available:
-        raise PermissionDenied(f"Not yet: {why}.")
+        return render(request, "participation/not_yet.html", {"track": track, "collection": track.collection,
+                                                              "team": team, "why": why}, status=403)
     _, file_name, content_type, _ = TOPIC_FILES[format]
     text = write_topics(track.collection.topics.order_by("qid"), format)
     response = HttpResponse(text.encode("utf-8"), content_type=content_type)

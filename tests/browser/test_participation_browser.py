@@ -1,5 +1,5 @@
-"""Two teams submit their own runs in Chromium, over a real web server and db_worker: a bad line, a run
-over the limit and a run after the deadline are refused with the reason; the teams' first runs are
+"""Two teams submit their own runs in Chromium, over a real web server and db_worker: a bad line and a run
+after the deadline are refused with the reason, the form closes at the run limit; the teams' first runs are
 pooled, judged and released; each team sees its own report and never the other team's files.
 
 Screenshots go to ``test-artifacts/participation-*.png``."""
@@ -100,8 +100,11 @@ def test_two_teams_submit_are_pooled_judged_and_see_only_their_own_results(brows
         assert "Refused" in receipt and "red-bad.run:7: score 'not-a-score' is not a number" in receipt
         _shot(rosa, screenshot_dir, "participation-2-refused-line-390px")
         assert "Accepted as run red-2" in _submit(rosa, url, files / "red-2.run", priority="2")[0]
-        receipt, _ = _submit(rosa, url, files / "red-3.run")
-        assert "team 'red' has 2 runs, the track's limit" in receipt
+        # at the limit the form for a new run is closed: the page says why and offers a replacement instead
+        rosa.goto(f"{url}/participate/ctrack/")
+        assert "2 of 2 runs submitted" in rosa.inner_text("main")
+        assert "the track's limit: no new run can be sent" in rosa.inner_text("#submit")
+        assert rosa.get_by_role("button", name="Submit").count() == 0
         _shot(rosa, screenshot_dir, "participation-3-over-limit-390px")
 
         bruno_context, bruno = _join(browser, links["bruno"], "bruno", "bruno-submits-7")

@@ -82,6 +82,7 @@ def test_topics_wait_for_the_track_to_open_unless_the_organizer_publishes_them(c
     assert "Not yet: the topics are published when submissions open, on" in page and "topics/trec" not in page
     response = client.get(f"/participate/{slug}/topics/trec")
     assert response.status_code == 403 and b"301" not in response.content
+    assert "Not yet: the topics are published when submissions open, on" in response.content.decode()
     track.open, track.opens_at = False, None
     track.save()
     assert "Not yet: the topics are published when the track opens for submissions" in _page(client, track)
@@ -263,3 +264,46 @@ def test_the_topics_writer_refuses_an_unknown_format():
     with pytest.raises(ValueError, match="unknown topics format 'xml'"):
         write_topics([], "xml")
 
+
+
+def test_the_organizer_publishes_the_topics_from_the_console_before_the_track_opens(client, track, teams,
+                                                                                    organizer):
+    slug = track.collection.slug
+    track.open = False
+    track.save()
+    client.force_login(organizer)
+    page = client.get(f"/console/{slug}/participation/").content.decode()
+    assert "Topics published" in page and "from the moment submissions open" in page
+    response = client.post(f"/console/{slug}/participation/", {
+        "max_runs_per_team": "2", "pooled_runs_per_team": "1", "depth": "3", "require_description": "on",
+        "topics_published": "on", "leaderboard": "hidden"})
+    assert response.status_code == 302
+    client.force_login(teams["red"][1])
+    page = _page(client, track)
+    assert "Submissions are closed" in page and "3 topics, to download:" in page
+    assert client.get(f"/participate/{slug}/topics/tsv").status_code == 200
+
+
+@pytest.mark.parametrize("form", [
+    {"keep_file": "on", "description": "x", "priority": "1", "run_type": "automatic"},  # nothing kept
+    {"priority": "many", "run_type": "robotic", "fields_used": ["smell"], "description": "x"},
+    {"replaces": "someone-elses", "description": "x", "priority": "1", "run_type": "automatic"},
+    {"description": "x" * 6000, "priority": "0", "run_type": "automatic"},
+])
+def test_odd_forms_are_refused_field_by_field_never_with_an_error_page(client, track, teams, form):
+    client.force_login(teams["red"][1])
+    response = client.post(f"/participate/{track.collection.slug}/", form)
+    assert response.status_code == 400
+    assert 'class="errorlist' in response.content.decode() and not Submission.objects.exists()
+
+
+def test_a_session_naming_a_kept_file_that_is_gone_offers_nothing(client, track, teams):
+    client.force_login(teams["red"][1])
+    submit(client, track, run_upload("red-a"), description="")
+    for path in (track_var(track) / "uploads" / "participation").rglob("*.run"):
+        path.unlink()
+    page = _page(client, track)
+    assert "Keep the file you chose" not in page
+    response = client.post(f"/participate/{track.collection.slug}/", {"keep_file": "on", "description": "x",
+                                                                      "priority": "1", "run_type": "automatic"})
+    assert response.status_code == 400 and "Choose a run file." in response.content.decode()
