@@ -31,7 +31,7 @@ from workbench.selectors import run_frames
 from workbench.services import ImportRefused, RunSpec, runs_import
 
 __all__ = ["StagedFile", "SubmissionRefused", "results_release", "staged_discard", "staged_find",
-           "submission_check", "submission_receive", "upload_stage"]
+           "submission_check", "submission_receive", "upload_keep", "upload_stage"]
 
 #: how long a file kept for a refused form waits for the participant to send the form again
 STAGED_FOR = timedelta(days=1)
@@ -100,6 +100,19 @@ def upload_stage(*, team: Team, upload) -> StagedFile:
     staged = StagedFile(team_id=team.pk, token=token, name=Path(upload.name or "upload").name[:255], size=0)
     size = _move(upload, staged.path)
     return StagedFile(team_id=team.pk, token=token, name=staged.name, size=size)
+
+
+def upload_keep(*, team: Team, upload, replaces: str = "") -> StagedFile | None:
+    """The file of a form refused for a field (a description missing): kept for ``team`` if the form could
+    be sent again (the window open, the team within its limit or replacing one of its runs), else None
+    (the file goes with the request)."""
+    try:
+        if not team.track.window()[0]:
+            return None
+        _refuse_over_limit(team, replaces if isinstance(replaces, str) else "")
+    except SubmissionRefused:
+        return None
+    return upload_stage(team=team, upload=upload)
 
 
 def staged_find(team: Team, record) -> StagedFile | None:

@@ -107,11 +107,12 @@ def team_page(request: HttpRequest, track: Track, team: Team) -> HttpResponse:
             return redirect("participation:receipt", slug=track.collection.slug, submission_id=submission.pk)
     else:
         upload = request.FILES.get("file")
-        within_limit = not limit["at_limit"] or request.POST.get("replaces") in limit["tags"]
-        if upload is not None and track.window()[0] and within_limit:
-            # a field is missing or wrong: keep the chosen file for the team so the form need not resend it
+        kept = None if upload is None else services.upload_keep(team=team, upload=upload,
+                                                                replaces=request.POST.get("replaces", ""))
+        if kept is not None:
+            # a field is missing or wrong: the chosen file is kept so the form need not send it again
             services.staged_discard(staged)
-            staged = services.upload_stage(team=team, upload=upload)
+            staged = kept
             _remember(request, team, staged)
             data = request.POST.copy()
             data["keep_file"] = "on"

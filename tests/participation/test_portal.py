@@ -307,3 +307,16 @@ def test_a_session_naming_a_kept_file_that_is_gone_offers_nothing(client, track,
     response = client.post(f"/participate/{track.collection.slug}/", {"keep_file": "on", "description": "x",
                                                                       "priority": "1", "run_type": "automatic"})
     assert response.status_code == 400 and "Choose a run file." in response.content.decode()
+
+
+def test_at_the_limit_a_new_run_with_a_field_missing_is_not_kept_but_a_replacement_is(client, track, teams):
+    client.force_login(teams["red"][1])
+    submit(client, track, run_upload("red-a"))
+    submit(client, track, run_upload("red-b"))
+    staging = track_var(track) / "uploads" / "participation"
+    response = submit(client, track, run_upload("red-c"), description="")
+    assert response.status_code == 400 and "Keep the file you chose" not in response.content.decode()
+    assert not [p for p in staging.rglob("*") if p.is_file()]
+    response = submit(client, track, run_upload("red-b"), description="", replaces="red-b")
+    assert "Keep the file you chose: red-b.run" in html.unescape(response.content.decode())
+    assert [p.name for p in staging.rglob("*") if p.is_file()] == ["red-b.run"]
