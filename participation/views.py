@@ -41,7 +41,8 @@ def team_view(view):
 @login_required
 def portal(request: HttpRequest) -> HttpResponse:
     teams = Team.objects.filter(members=request.user).select_related("track__collection")
-    rows = [{"team": t, "track": t.track, "window": t.track.window()[1]} for t in teams]
+    rows = [{"team": t, "track": t.track, "window": t.track.window()[1],
+             "deadline": selectors.relative_time(t.track.closes_at) if t.track.closes_at else ""} for t in teams]
     return render(request, "participation/portal.html", {"rows": rows})
 
 

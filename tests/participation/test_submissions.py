@@ -105,6 +105,8 @@ def test_at_the_run_limit_the_form_closes_a_third_tag_is_refused_and_a_run_may_s
                             replaces="red-a"))
     first.refresh_from_db()
     assert again.status == "accepted" and first.status == "replaced"
+    assert "Sent to replace run red-a." in client.get(f"/participate/{track.collection.slug}/submissions/"
+                                                      f"{again.pk}/").content.decode()
     assert Path(first.stored).is_file()  # the earlier file stays in the history
     assert Run.objects.get(tag="red-a").num_entries == 3 and Run.objects.filter(team="red").count() == 2
     # the checker keeps its own limit check (two uploads sent at once both pass the form)
