@@ -6,7 +6,7 @@ from participation.models import Submission, Team, Track
 @admin.register(Track)
 class TrackAdmin(admin.ModelAdmin):
     list_display = ["collection", "open", "opens_at", "closes_at", "max_runs_per_team", "pooled_runs_per_team",
-                    "results_released", "leaderboard"]
+                    "topics_published", "results_released", "leaderboard"]
 
 
 @admin.register(Team)
