@@ -137,10 +137,14 @@ def test_the_shortcuts_dialog_fits_the_screen(browser, live_server, long_documen
     page.keyboard.press("?")
     dialog = page.get_by_role("dialog", name="Keyboard shortcuts")
     expect(dialog).to_be_visible()
-    assert _inside(dialog.bounding_box(), width, height), dialog.bounding_box()
+    box = dialog.bounding_box()
+    assert _inside(box, width, height), box
     last_row = dialog.locator("tr").last
     last_row.scroll_into_view_if_needed()
-    assert _inside(last_row.bounding_box(), width, height), "every shortcut can be read"
+    row = last_row.bounding_box()
+    assert _inside(row, width, height), "every shortcut can be read"
+    assert box["y"] <= row["y"] and row["y"] + row["height"] <= box["y"] + box["height"] + 1, \
+        "the list stays inside its box (it scrolls there), not spilling over the page"
     if name:
         page.screenshot(path=str(screenshot_dir / name))
     page.keyboard.press("Escape")
