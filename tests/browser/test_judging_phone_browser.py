@@ -206,3 +206,28 @@ def test_a_document_without_text_on_a_phone_offers_its_link_and_no_grade(browser
     judgment = Judgment.objects.get()
     assert (judgment.docno, judgment.cannot_judge) == ("d2", True)
     context.close()
+
+
+def test_judging_by_link_unlocks_the_grades_once_the_documents_page_is_opened(browser, live_server, long_documents):
+    Document.objects.filter(docno="d2").delete()
+    collection = Pool.objects.get().collection
+    collection.document_url = "https://example.org/doc/{docno}"
+    collection.judge_by_link = True
+    collection.save()
+    context = browser.new_context(**PHONE)
+    context.route("https://example.org/**", lambda route: route.fulfill(body="<p>Hubble saw far.</p>",
+                                                                        content_type="text/html"))
+    page = context.new_page()
+    log_in(page, live_server, "ada", "judge-me")
+    page.goto(f"{live_server.url}/judge/next/")
+    page.wait_for_load_state("load")
+    relevant = page.get_by_role("button", name="Relevant", exact=True)
+    expect(relevant).to_be_disabled()
+    with context.expect_page() as opened:
+        page.get_by_role("link", name="Open document d2 in a new tab").tap()
+    assert opened.value.url == "https://example.org/doc/d2"
+    expect(relevant).to_be_enabled()
+    relevant.tap()
+    expect(page.locator("#doc-label")).to_contain_text("Document d3")
+    assert list(Judgment.objects.values_list("docno", "grade")) == [("d2", 1)]
+    context.close()

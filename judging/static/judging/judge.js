@@ -74,6 +74,14 @@
   function enhance() {
     document.querySelectorAll("[data-needs-script]").forEach(function (el) { el.hidden = false; });
     barHeight();
+    // judging by link: the grades of a document without text unlock once its page has been opened
+    const link = document.querySelector(".open-link");
+    const waiting = document.querySelectorAll("button[data-after-link]");
+    if (!link || !waiting.length) return;
+    waiting.forEach(function (b) { b.disabled = true; });
+    const unlock = function () { waiting.forEach(function (b) { b.disabled = false; }); };
+    ["pointerdown", "click", "auxclick", "contextmenu"].forEach(function (type) { link.addEventListener(type, unlock); });
+    link.addEventListener("keydown", function (event) { if (event.key === "Enter") unlock(); });
   }
   function markTouch() { document.body.classList.add("touch"); }
   if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) markTouch();
