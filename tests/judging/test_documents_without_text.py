@@ -139,7 +139,7 @@ def test_with_judging_by_link_the_assessor_grades_from_the_documents_page(client
     client.force_login(assessor)
     page = client.get(f"/judge/item/{item(assessor, 'd9').pk}/").content.decode()
     assert 'href="https://example.org/doc/d9" target="_blank" rel="noopener noreferrer"' in page
-    assert "Read it on that page, then choose its grade as usual." in page
+    assert "Read it on that page, then choose its grade as usual" in page
     assert not re.search(r'name="grade"[^>]* disabled', page)
     assert post_grade(client, item(assessor, "d9"), grade=2).status_code == 302
     assert list(Judgment.objects.values_list("docno", "grade")) == [("d9", 2)]
