@@ -128,8 +128,8 @@ class Collection(models.Model):
 
     def document_link(self, docno: str) -> str:
         """The page where ``docno`` can be read (the document URL with the docno in it), or "" when none is set."""
-        if not self.document_url:
-            return ""
+        if not self.document_url or urlsplit(self.document_url).scheme.lower() not in ("http", "https"):
+            return ""  # a value that bypassed validation (e.g. set in a shell) never becomes a javascript: link
         return self.document_url.replace(DOCNO_PLACEHOLDER, quote(docno, safe=""))
 
     def clean(self) -> None:

@@ -205,3 +205,13 @@ def _settings(collection, **changes) -> dict:
     for n, g in enumerate(collection.scale):
         data[f"grade-{n}-grade"], data[f"grade-{n}-label"] = g["grade"], g["label"]
     return data | changes
+
+
+def test_a_document_url_that_is_not_http_is_never_linked(assessor, client, textless):
+    collection = textless.collection
+    collection.document_url = "javascript:alert(1)//{docno}"  # set around the form's validation
+    collection.save()
+    assignments_create(pool=textless, assessors=[assessor])
+    client.force_login(assessor)
+    page = client.get(f"/judge/item/{item(assessor, 'd9').pk}/").content.decode()
+    assert "javascript:" not in page and "holds no text" in page
