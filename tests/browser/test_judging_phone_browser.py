@@ -231,3 +231,18 @@ def test_judging_by_link_unlocks_the_grades_once_the_documents_page_is_opened(br
     expect(page.locator("#doc-label")).to_contain_text("Document d3")
     assert list(Judgment.objects.values_list("docno", "grade")) == [("d2", 1)]
     context.close()
+
+
+def test_the_organizer_sees_the_documents_without_text_before_assigning(page, live_server, long_documents,
+                                                                        screenshot_dir):
+    from django.contrib.auth.models import Group
+
+    Document.objects.filter(docno__in=["d1", "d3"]).delete()
+    organizer = User.objects.create_user("olga", password="organize-me")
+    organizer.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    log_in(page, live_server, "olga", "organize-me")
+    for url, name in ((f"/console/{Pool.objects.get().collection.slug}/", "console-without-text-1280.png"),
+                      (f"/judge/organize/{Pool.objects.get().collection.slug}/assign/", "assign-without-text-1280.png")):
+        page.goto(f"{live_server.url}{url}")
+        expect(page.locator("main")).to_contain_text("Pool main: 2 of 3 pooled documents have no text (e.g. d1, d3).")
+        page.screenshot(path=str(screenshot_dir / name), full_page=True)
