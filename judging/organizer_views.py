@@ -72,10 +72,21 @@ def assign(request: HttpRequest, slug: str) -> HttpResponse:
         except AssignmentRefused as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Assigned {summary.documents} documents ({summary.items} judgments).")
+            messages.success(request, f"Assigned {summary.documents} documents ({summary.items} judgments)."
+                                      + _without_text_note(collection, data["pool"]))
             return redirect("judging:dashboard", slug=collection.slug)
     return render(request, "judging/assign.html", {"collection": collection, "form": form},
                   status=400 if form.errors else 200)
+
+def _without_text_note(collection: Collection, pool: Pool) -> str:
+    """A sentence for the assign message when the pool holds documents the workbench has no text for."""
+    row = next((r for r in selectors.pooled_without_text(collection) if r["pool"].pk == pool.pk), None)
+    if row is None or not row["without_text"]:
+        return ""
+    what = ("assessors open them at the document URL" if collection.document_url and collection.judge_by_link
+            else "assessors cannot grade them until the documents are uploaded")
+    return f" {row['without_text']:,} of the pool's {row['pooled']:,} documents have no text: {what}."
+
 
 @organizer_required
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:

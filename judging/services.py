@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging.models import AssignmentItem, Judgment
+from judging.selectors import has_text
 from pooling.advance import pool_advance
 from pooling.strategies import registry
 from workbench.bulk import insert_columns
@@ -142,6 +143,16 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
         raise
 
 
+NO_TEXT_REFUSAL = ("No grade was recorded: the workbench holds no text for this document, so nobody has read it here. "
+                   "Skip it, or choose \u201cCannot judge\u201d, and tell the organizer.")
+
+
+def may_grade(collection: Collection, *, readable: bool) -> bool:
+    """A grade needs a text the assessor saw: the document's text here (``readable``), or its page at the
+    document URL when the collection allows judging by link."""
+    return readable or (collection.judge_by_link and bool(collection.document_url))
+
+
 def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
                      rationale, passages) -> Judgment:
     try:
@@ -155,6 +166,8 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
         grade = None
     elif grade not in collection.grades:
         raise JudgmentRefused(f"grade {grade!r} is not on the scale {collection.grades}")
+    elif not may_grade(collection, readable=has_text(collection, item.docno)):
+        raise JudgmentRefused(NO_TEXT_REFUSAL)
     topic = item.assignment.topic
     previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=item.docno, assessor=user.username)
     if (previous is not None and previous.grade == grade and previous.cannot_judge == cannot_judge

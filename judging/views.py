@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods
 from judging import selectors
 from judging.forms import JudgmentForm
 from judging.highlight import highlight, query_terms
-from judging.services import JudgmentRefused, judgment_record
+from judging.services import JudgmentRefused, judgment_record, may_grade
 from judging.workspace_views import item_skip
 from workbench.models import Document
 
@@ -131,10 +131,13 @@ def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None, 
     judged, total = selectors.assignment_counts(assignment.pk)
     before, after = selectors.neighbours(entry)
     keys = _key_for(collection.grades)
+    readable = document is not None and bool(document.title or document.text)
+    link = collection.document_link(entry.docno)
     context = {
         "entry": entry, "assignment": assignment, "topic": topic, "collection": collection,
-        "document": document,
-        "title_html": highlight(document.title if document else entry.docno, terms),
+        "document": document if readable else None, "document_link": link,
+        "may_grade": may_grade(collection, readable=readable),
+        "title_html": highlight(document.title if document and document.title else entry.docno, terms),
         "text_html": highlight(document.text if document else "", terms),
         "scale": [{"grade": g, "label": collection.grade_labels[g], "key": keys[g],
                    "description": collection.grade_descriptions[g]} for g in collection.grades],

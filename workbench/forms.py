@@ -15,12 +15,20 @@ class CollectionForm(forms.ModelForm):
     class Meta:
         model = Collection
         fields = ["slug", "name", "description", "relevant_from", "max_depth", "guidelines",
-                  "researchers_may_download"]
+                  "researchers_may_download", "document_url", "judge_by_link"]
         widgets = {"description": forms.Textarea(attrs={"rows": 3}),
-                   "guidelines": forms.Textarea(attrs={"rows": 10})}
+                   "guidelines": forms.Textarea(attrs={"rows": 10}),
+                   "document_url": forms.TextInput(attrs={"placeholder": "https://example.org/doc/{docno}",
+                                                          "inputmode": "url"})}
         help_texts = {"slug": "Short id used in URLs and commands: lowercase letters, digits, '-' and '_'.",
                       "guidelines": "Markdown. Assessors see this while they judge.",
-                      "researchers_may_download": "Researchers may see results and download the qrels."}
+                      "researchers_may_download": "Researchers may see results and download the qrels.",
+                      "document_url": "Where assessors can read a document the workbench holds no text for: an "
+                                      "http(s) address with {docno} where the document's id goes, e.g. "
+                                      "https://example.org/doc/{docno}. Leave empty if there is none.",
+                      "judge_by_link": "Assessors may grade a document without text after reading it at the "
+                                       "document URL. Off: they can only skip it or say they cannot judge it."}
+        labels = {"document_url": "Document URL", "judge_by_link": "Judging by link"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

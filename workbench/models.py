@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from itertools import pairwise
+from urllib.parse import quote, urlsplit
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MinValueValidator, RegexValidator, URLValidator
 from django.db import models
 from django.db.models import Q
 
@@ -48,6 +49,20 @@ def _validate_grade(item) -> None:
     if gain is not None and (isinstance(gain, bool) or not isinstance(gain, int | float)
                              or not math.isfinite(gain) or gain < 0):
         raise ValidationError(f"Grade {item['grade']}'s gain must be a number >= 0.")
+
+
+DOCNO_PLACEHOLDER = "{docno}"
+
+
+def validate_document_url(value: str) -> None:
+    """A document URL is an http(s) address with ``{docno}`` where the document's id goes."""
+    if DOCNO_PLACEHOLDER not in value:
+        raise ValidationError("The document URL must contain {docno} where the document's id goes, "
+                              "e.g. https://example.org/doc/{docno}.")
+    if urlsplit(value).scheme.lower() not in ("http", "https"):
+        raise ValidationError("The document URL must start with http:// or https://.")
+    URLValidator(schemes=["http", "https"], message="The document URL is not a valid web address.")(
+        value.replace(DOCNO_PLACEHOLDER, "docno"))
 
 
 def scale_gain(item: dict) -> float:
@@ -111,10 +126,26 @@ class Collection(models.Model):
     def is_binary(self) -> bool:
         return len(self.scale) == 2
 
+    def document_link(self, docno: str) -> str:
+        """The page where ``docno`` can be read (the document URL with the docno in it), or "" when none is set."""
+        if not self.document_url or urlsplit(self.document_url).scheme.lower() not in ("http", "https"):
+            return ""  # a value that bypassed validation (e.g. set in a shell) never becomes a javascript: link
+        return self.document_url.replace(DOCNO_PLACEHOLDER, quote(docno, safe=""))
+
     def clean(self) -> None:
         validate_scale(self.scale)
+        errors = {}
         if self.relevant_from not in self.grades:
-            raise ValidationError({"relevant_from": "Must be one of the scale's grades."})
+            errors["relevant_from"] = "Must be one of the scale's grades."
+        if self.document_url:
+            try:
+                validate_document_url(self.document_url)
+            except ValidationError as exc:
+                errors["document_url"] = exc.messages
+        if self.judge_by_link and not self.document_url:
+            errors["judge_by_link"] = "Judging by link needs a document URL: give one above, or leave this off."
+        if errors:
+            raise ValidationError(errors)
 
 
 class Topic(models.Model):

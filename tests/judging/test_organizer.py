@@ -5,6 +5,7 @@ import re
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem
 from judging.services import judgment_record
+from tests import factories
 
 
 def test_dashboard_shows_judged_over_assigned_rate_and_median_time(client, pool, organizer, assessor):
@@ -163,6 +164,7 @@ def test_cannot_judge_counts_apart_and_bot_speed_is_flagged(client, pool, organi
     topic = pool.collection.topics.get(qid="303")
     for n in range(22):
         PoolEntry.objects.create(pool=pool, topic=topic, docno=f"fast{n}", judging_order=n + 1, pool_rank=n + 1)
+    factories.add_documents(pool.collection, [f"fast{n}" for n in range(22)])  # grades need a text to read
     assignments_create(pool=pool, assessors=[assessor], topics=["301", "303"])
     items = list(AssignmentItem.objects.filter(assignment__topic__qid="301").order_by("judging_order"))
     judgment_record(item_id=items[0].pk, user=assessor, grade=None, cannot_judge=True, client_token="c")

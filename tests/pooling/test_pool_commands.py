@@ -37,6 +37,8 @@ def track(db, tmp_path):
         path = tmp_path / f"{tag}.run"
         path.write_text(factories.run_lines(tag, ranking))
         run("import_runs", "robust", str(path), *(["--no-pool"] if tag == "late" else []))
+    # the assessors' grades need a text to read (judging refuses a grade for a document without text)
+    factories.add_documents(collection, sorted({d for r in rankings.values() for docs in r.values() for d in docs}))
     return collection
 
 

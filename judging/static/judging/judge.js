@@ -46,12 +46,54 @@
     document.querySelector("main").replaceWith(main);
     document.title = doc.title;
     if (push && url !== window.location.href) history.pushState({ judge: true }, "", url);
-    window.scrollTo(0, 0);
+    toDocumentStart();
     resetForNewDocument();
     bindSelectionButton();
+    enhance();
     const label = document.getElementById("doc-label");
     if (label) announce("Next: " + label.textContent);
   }
+
+  // The next document starts where the last one started: when the assessor had scrolled into the
+  // document, the window goes back to the document's start (not to the page's top, where the topic is);
+  // the grade bar stays where it is.
+  function toDocumentStart() {
+    const doc = document.querySelector("section.doc");
+    if (!doc) return;
+    const top = doc.getBoundingClientRect().top;
+    if (top < 0) window.scrollTo(0, Math.max(0, window.scrollY + top - 8));
+  }
+
+  // What only works with this script: the dialog buttons; touch hints; room under the document for a grade
+  // bar fixed to the bottom of a phone's screen.
+  function barHeight() {
+    const bar = document.querySelector(".judge-bar");
+    const fixed = bar && getComputedStyle(bar).position === "fixed";
+    document.documentElement.style.setProperty("--judge-bar-height", fixed ? (bar.offsetHeight + 16) + "px" : "0px");
+  }
+  function enhance() {
+    document.querySelectorAll("[data-needs-script]").forEach(function (el) { el.hidden = false; });
+    barHeight();
+    // judging by link: the grades of a document without text unlock once its page has been opened
+    const link = document.querySelector(".open-link");
+    const waiting = document.querySelectorAll("button[data-after-link]");
+    if (!link || !waiting.length) return;
+    waiting.forEach(function (b) { b.disabled = true; });
+    const unlock = function () { waiting.forEach(function (b) { b.disabled = false; }); };
+    ["pointerdown", "click", "auxclick", "contextmenu"].forEach(function (type) { link.addEventListener(type, unlock); });
+    link.addEventListener("keydown", function (event) { if (event.key === "Enter") unlock(); });
+  }
+  function markTouch() { document.body.classList.add("touch"); }
+  if (window.matchMedia && window.matchMedia("(pointer: coarse)").matches) markTouch();
+  window.addEventListener("touchstart", markTouch, { passive: true, once: true });
+  window.addEventListener("resize", barHeight);
+  document.addEventListener("click", function (event) {
+    const target = event.target.closest ? event.target.closest("[data-dialog], [data-close-dialog], [data-toggle-highlight]") : null;
+    if (!target) return;
+    if (target.dataset.dialog) toggleDialog(target.dataset.dialog, true);
+    else if (target.dataset.closeDialog) toggleDialog(target.dataset.closeDialog, false);
+    else togglePlain();
+  });
 
   async function submitVia(button) {
     const f = form();
@@ -84,7 +126,10 @@
   // A post that did not reach the database: stay on the document, say so, keep the choice marked, offer a retry.
   function notSaved(f, button, reason) {
     submitting = false;
-    f.querySelectorAll("button[type=submit]").forEach(function (b) { b.disabled = false; b.classList.remove("pending"); });
+    f.querySelectorAll("button[type=submit]").forEach(function (b) {
+      b.disabled = b.hasAttribute("data-locked");
+      b.classList.remove("pending");
+    });
     if (button) button.classList.add("pending");
     let alert = document.getElementById("save-error");
     if (!alert) {
@@ -117,7 +162,7 @@
     keyAt = performance.now();
     const f = form();
     const button = f && f.querySelector('button[data-key="' + key + '"]');
-    if (!button || submitting) return false;
+    if (!button || button.disabled || submitting) return false;
     submitVia(button);
     return true;
   }
@@ -142,6 +187,10 @@
     }
   }
   function toggleHelp(show) { toggleDialog("shortcuts", show); }
+  function togglePlain() {
+    document.body.classList.toggle("plain");
+    try { localStorage.setItem("judge-plain", document.body.classList.contains("plain") ? "1" : ""); } catch (e) { /* private mode */ }
+  }
 
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -153,12 +202,7 @@
     if (event.key === "g") { toggleDialog("guidelines"); event.preventDefault(); return; }
     if (openDialog()) return;  // keys are inert under a dialog
     if (event.key === "p") { if (markSelection()) event.preventDefault(); return; }
-    if (event.key === "h") {
-      document.body.classList.toggle("plain");
-      try { localStorage.setItem("judge-plain", document.body.classList.contains("plain") ? "1" : ""); } catch (e) { /* private mode */ }
-      event.preventDefault();
-      return;
-    }
+    if (event.key === "h") { togglePlain(); event.preventDefault(); return; }
     if (event.key === "ArrowLeft" || event.key === "Backspace") {
       const prev = document.getElementById("prev-link");
       if (prev) { event.preventDefault(); window.location.href = prev.href; }
@@ -238,5 +282,6 @@
     showPassages();
   }
   bindSelectionButton();
+  enhance();
   try { if (localStorage.getItem("judge-plain")) document.body.classList.add("plain"); } catch (e) { /* private mode */ }
 })();
