@@ -33,7 +33,9 @@ CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "no
 
 @results_view()
 def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
-    runs = RunTable(collection.runs.all(), prefix="r-")
+    contributed = pooling_selectors.contributed_runs(collection)
+    runs = RunTable([{**row, "contributed": contributed.get(row["tag"], False)} for row in collection.runs.values(
+        "tag", "team", "contributes", "pool_priority", "num_topics", "num_entries", "imported_at")], prefix="r-")
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
     topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
                   for row in selectors.topic_overview(collection)]
@@ -45,7 +47,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     context = {
         "collection": collection, "runs": runs, "topics": topics, "pool": pool,
         "n_topics": len(topic_rows), "n_runs": collection.runs.count(),
-        "n_contributing": collection.runs.filter(contributes=True).count(),
+        "n_contributing": sum(contributed.values()),
         "pooled": pooled, "judged": sum(r["judged"] for r in topic_rows),
         "relevant": sum(r["relevant"] for r in topic_rows),
         "judged_percent": round(100 * judged_pooled / pooled) if pooled else 0,
@@ -228,6 +230,8 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                "best": int((report["score"] >= report["best"]).sum()), "topics": len(report)}
     return render(request, "evaluation/run.html", {"collection": collection, "run": run, "measure": measure,
                                                    "table": table, "svg": svg, "summary": summary,
+                                                   "contributed": pooling_selectors.contributed_runs(collection)
+                                                   .get(run.tag, False),
                                                    "organizer": is_organizer(request.user)})
 
 
@@ -373,7 +377,7 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
 
 
-    runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
+    runs = pooling_selectors.pool_run_rows(pool, stats)
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")

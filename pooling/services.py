@@ -118,7 +118,9 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     frames, teams, priorities = runs_for(collection, tags)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
-    params = {"runs": sorted(frames), "depth": depth, "budget": budget, "total_budget": total_budget,
+    # "offered": the runs this build could use; "runs" (set by the strategy): the ones it pooled, after the
+    # per-team limit. A run contributed to the pool iff some build's "runs" names it (pooling.selectors).
+    params = {"offered": sorted(frames), "runs": None, "depth": depth, "budget": budget, "total_budget": total_budget,
               "runs_per_team": runs_per_team, "seed": seed, "order": order}
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
                                   shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team)
@@ -135,7 +137,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     else:
         total = PoolEntry.objects.filter(pool=pool).count()
         topics = PoolEntry.objects.filter(pool=pool).values("topic").distinct().count()
-    return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(frames),
+    return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(params["runs"] or []),
                             round=round_no, timings=timings)
 
 
