@@ -38,6 +38,10 @@ class PoolPreview:
     groups: list[dict] = field(default_factory=list)
 
     @property
+    def label(self) -> str:
+        return registry.get(self.strategy).label
+
+    @property
     def total(self) -> int:
         return sum(row["documents"] for row in self.rows)
 
