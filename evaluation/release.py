@@ -49,8 +49,8 @@ def pool_text(collection: Collection, name: str = "main") -> str:
     return "".join(f"{q} {d}\n" for q, d in zip(pairs["qid"], pairs["docno"], strict=True))
 
 
-def _bundle_pool_text(collection: Collection) -> str:
-    """pool.txt of the bundle: the (topic, document) pairs of every pool of the collection (the runs
+def pools_text(collection: Collection) -> str:
+    """pool.txt of the bundle and of the downloads page: the (topic, document) pairs of every pool of the collection (the runs
     ``runs.csv`` says contributed are the runs these pools were built from), natural topic order."""
     pools = list(collection.pools.order_by("name"))
     frames = [pooling_selectors.pool_pairs(pool) for pool in pools]
@@ -121,7 +121,7 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         "qrels.txt": qrels_text(collection, policy=policy),
         "qrels.binary.txt": qrels_text(collection, policy=policy, binary=True),
         "runs.csv": _runs_csv(collection, contributed),
-        "pool.txt": _bundle_pool_text(collection),
+        "pool.txt": pools_text(collection),
         "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
         "judgments.jsonl": judgments_jsonl(collection),
     }

@@ -93,7 +93,11 @@ def download_qrels(request: HttpRequest, collection: Collection) -> HttpResponse
 
 @results_view()
 def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
-    return _attachment(release.pool_text(collection), f"pool.{collection.slug}.txt", "text/plain; charset=utf-8")
+    name = request.GET.get("name")  # one pool; without a name, every pool's pairs (as the release bundle)
+    if name and pooling_selectors.pool_named(collection, name) is None:
+        raise Http404("No such pool.")
+    text = release.pool_text(collection, name) if name else release.pools_text(collection)
+    return _attachment(text, f"pool.{collection.slug}{'.' + name if name else ''}.txt", "text/plain; charset=utf-8")
 
 
 @results_view()
@@ -371,7 +375,8 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
 
-    pool = pooling_selectors.pool_named(collection, request.GET.get("name", "main"))
+    name = request.GET.get("name")
+    pool = pooling_selectors.pool_named(collection, name) if name else pooling_selectors.default_pool(collection)
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
@@ -391,4 +396,5 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/pool.html", {
         "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table,
         "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
+        **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": is_organizer(request.user)})

@@ -14,6 +14,12 @@ def pool_named(collection: Collection, name: str = "main") -> Pool | None:
     return Pool.objects.filter(collection=collection, name=name).first()
 
 
+def default_pool(collection: Collection) -> Pool | None:
+    """The pool a page shows when none is named: "main", else the one built or extended last (as the
+    leaderboard chooses its pool)."""
+    return pool_named(collection) or Pool.objects.filter(collection=collection).order_by("-updated_at", "-id").first()
+
+
 def free_pool_name(collection: Collection, base: str) -> str:
     """``base``, or ``base-2``, ``base-3``...: the first name no pool of the collection has (a link that
     prefills the pool form must not extend an existing pool unless the organizer types its name)."""
@@ -43,6 +49,14 @@ def pool_runs(pool: Pool, provenance: pd.DataFrame | None = None) -> set[str]:
     return tags
 
 
+def pooled_runs(collection: Collection) -> set[str]:
+    """The runs some pool of the collection was built from (no fallback: empty before any pool)."""
+    pooled: set[str] = set()
+    for pool in Pool.objects.filter(collection=collection):
+        pooled |= pool_runs(pool)
+    return pooled
+
+
 def contributed_runs(collection: Collection) -> dict[str, bool]:
     """THE definition of "contributed", for every page and export: tag -> whether some pool of the
     collection was built from the run (:func:`pool_runs`), for every run in tag order.
@@ -52,9 +66,7 @@ def contributed_runs(collection: Collection) -> dict[str, bool]:
     only imported judgments) has nothing to derive the fact from: its offered runs count as contributed,
     so that a leaderboard over imported qrels does not flag every run."""
     tags = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "contributes"))
-    pooled: set[str] = set()
-    for pool in Pool.objects.filter(collection=collection):
-        pooled |= pool_runs(pool)
+    pooled = pooled_runs(collection)
     if not pooled:
         return {tag: bool(offered) for tag, offered in tags}
     return {tag: tag in pooled for tag, _ in tags}
@@ -78,6 +90,15 @@ def pool_run_rows(pool: Pool, stats: dict) -> list[dict]:
         rows.append(row)
     rows.sort(key=lambda row: (not row["contributed"], row["tag"]))
     return rows
+
+
+def pool_page_facts(pool: Pool, stats: dict, rows: list[dict]) -> dict:
+    """What the pool page says besides its tables: the parameters (without the run lists the table
+    shows), how many runs it was built from of how many offered (:func:`pool_run_rows`), the other pools."""
+    return {"params": {k: v for k, v in stats.get("params", {}).items() if k not in ("runs", "offered")},
+            "n_built_from": sum(row["contributed"] for row in rows), "n_offered": sum(row["offered"] for row in rows),
+            "other_pools": list(Pool.objects.filter(collection=pool.collection).exclude(pk=pool.pk)
+                                .order_by("name").values_list("name", flat=True))}
 
 
 def pool_pairs(pool: Pool) -> pd.DataFrame:

@@ -155,3 +155,14 @@ def test_the_bundle_job_page_links_each_reader_back_to_a_page_they_may_open(clie
         link = back_link(client, job.pk)
         assert link == expected
         assert client.get(link).status_code == 200
+
+
+def test_a_pool_not_named_main_is_the_pool_page_and_the_pool_download(client, organizer, track):
+    client.force_login(organizer)
+    page = client.get("/collections/robust/pool/")
+    assert page.status_code == 200 and "Pool submissions" in page.content.decode()
+    assert "Built from <strong>3</strong> of the collection's runs (5 offered to the pool)" in page.content.decode()
+    bundle = zipfile.ZipFile(io.BytesIO(release_bundle(track).data)).read("robust/pool.txt").decode()
+    assert client.get("/collections/robust/downloads/pool.txt").content.decode() == bundle != ""
+    assert client.get("/collections/robust/downloads/pool.txt?name=submissions").content.decode() == bundle
+    assert client.get("/collections/robust/downloads/pool.txt?name=nope").status_code == 404
