@@ -31,9 +31,15 @@ class PoolBuildSummary:
     added: int
     total: int
     topics: int
-    runs: list[str]
+    runs: list[str]  # the runs pooled (after the per-team limit)
     round: int
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent: "read runs", "pool", "write"
+    offered: int = 0  # the runs the build could use (ticked, or every run offered to the pool)
+
+    def runs_text(self) -> str:
+        """"from 2 runs of the 3 offered" (or "from 3 runs" when every offered run was pooled)."""
+        text = f"from {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+        return text + (f" of the {self.offered} offered" if self.offered > len(self.runs) else "")
 
 
 def runs_for(collection: Collection, tags: Sequence[str] | None):
@@ -138,7 +144,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
         total = PoolEntry.objects.filter(pool=pool).count()
         topics = PoolEntry.objects.filter(pool=pool).values("topic").distinct().count()
     return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(params["runs"] or []),
-                            round=round_no, timings=timings)
+                            round=round_no, timings=timings, offered=len(frames))
 
 
 def seed_from(value: int | None) -> int:
