@@ -92,6 +92,10 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
                        groups=_groups(list(frames), set(used), teams, priorities))
 
 
+def key_is_team(tag: str, teams: dict) -> bool:
+    return team_key(teams.get(tag), tag)[0] == "team"
+
+
 def _groups(tags: list[str], used: set[str], teams: dict, priorities: dict) -> list[dict]:
     """The offered runs by team (as the per-team limit groups them), each team's runs by priority then
     tag; runs without a team are listed under "no team", each one a team of its own for the limit."""
@@ -104,4 +108,8 @@ def _groups(tags: list[str], used: set[str], teams: dict, priorities: dict) -> l
     for group in groups.values():
         group["runs"].sort(key=lambda r: (r["priority"] is None, r["priority"] or 0, r["tag"]))
         group["used"] = sum(r["used"] for r in group["runs"])
+        # the limit cut between runs of equal priority: the tag decided (say so, the team may not know)
+        pooled = {r["priority"] for r in group["runs"] if r["used"]}
+        group["tie"] = next((r["priority"] for r in group["runs"] if not r["used"] and r["priority"] in pooled
+                             and key_is_team(r["tag"], teams)), None)
     return sorted(groups.values(), key=lambda g: (g["team"] == "no team", g["team"].casefold()))

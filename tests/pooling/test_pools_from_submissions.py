@@ -63,6 +63,8 @@ def test_the_preview_uses_each_teams_best_priority_run_and_lists_them_by_team(cl
     assert by_team["gamma"] == [("g-upper", True), ("g-lower", False)]  # one team, however typed
     assert by_team["no team"] == [("solo", True)]
     assert "late" not in str(by_team)
+    assert [g["team"] for g in shown.groups if g["tie"]] == ["beta"]
+    assert "beta (1 of 2; runs tied at p1: the first by tag was taken)" in text
     # what each topic's pool will hold: the top 2 of the four pooled runs
     assert {row["qid"]: row["documents"] for row in shown.rows} == {"301": 6, "302": 4}  # d4 d5 d1 d7 d12 d14
 
