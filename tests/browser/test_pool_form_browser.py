@@ -103,3 +103,23 @@ def test_the_pool_form_is_no_wider_than_a_phone(browser, live_server, big_track,
         page.screenshot(path=str(screenshot_dir / "pool-form-preview-390.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_the_pool_page_says_which_runs_contributed_at_both_sizes(browser, live_server, big_track, screenshot_dir):
+    from pooling.services import pool_build
+
+    pool_build(collection=Run.objects.first().collection, name="submissions", depth=3, runs_per_team=1, seed=1)
+    for width, height in ((1280, 900), (390, 844)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        try:
+            log_in(page, live_server, "olga", "organize")
+            page.goto(f"{live_server.url}/collections/robust/pool/")
+            assert "Built from 40 of the collection's runs (150 offered to the pool)" in page.inner_text("main")
+            rows = page.locator("table:has(th:has-text('Contributed to this pool')) tbody tr")
+            assert "team00-run1" in rows.first.inner_text() and "yes" in rows.first.inner_text()
+            found = page.evaluate(OVERFLOWING)
+            assert found["scroll"] <= width and not found["wide"], found
+            page.screenshot(path=str(screenshot_dir / f"pool-page-{width}.png"), full_page=True)
+        finally:
+            context.close()
