@@ -25,6 +25,7 @@ from judging.completeness import topic_completeness
 from judging.exchange import judgments_jsonl
 from pooling import selectors as pooling_selectors
 from workbench.formats import write_qrels
+from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
 
@@ -48,6 +49,20 @@ def pool_text(collection: Collection, name: str = "main") -> str:
     return "".join(f"{q} {d}\n" for q, d in zip(pairs["qid"], pairs["docno"], strict=True))
 
 
+def pools_text(collection: Collection) -> str:
+    """pool.txt of the bundle and of the downloads page: the (topic, document) pairs of every pool of the collection (the runs
+    ``runs.csv`` says contributed are the runs these pools were built from), natural topic order."""
+    pools = list(collection.pools.order_by("name"))
+    frames = [pooling_selectors.pool_pairs(pool) for pool in pools]
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return ""
+    pairs = pd.concat(frames, ignore_index=True).drop_duplicates(["qid", "docno"])
+    order = {q: i for i, q in enumerate(sorted_topics(pairs["qid"].unique()))}
+    pairs = pairs.assign(_t=pairs["qid"].map(order)).sort_values(["_t", "docno"], kind="stable")
+    return "".join(f"{q} {d}\n" for q, d in zip(pairs["qid"], pairs["docno"], strict=True))
+
+
 def _csv(frame: pd.DataFrame) -> str:
     return frame.to_csv(index=False, lineterminator="\n")
 
@@ -61,13 +76,16 @@ def _topics_jsonl(collection: Collection) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _runs_csv(collection: Collection) -> str:
+def _runs_csv(collection: Collection, contributed: dict[str, bool]) -> str:
+    """Every run: ``contributed`` (a pool was built from it: the leaderboard's flag) and ``offered`` (it was
+    marked to contribute, i.e. eligible; a per-team limit may still have left it out)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["tag", "team", "contributed", "pool_priority", "topics", "entries", "source_file",
-                     "sha256", "description"])
+    writer.writerow(["tag", "team", "contributed", "offered_to_pool", "pool_priority", "topics", "entries",
+                     "source_file", "sha256", "description"])
     for run in collection.runs.order_by("tag"):
-        writer.writerow([run.tag, run.team, "yes" if run.contributes else "no", run.pool_priority, run.num_topics,
+        writer.writerow([run.tag, run.team, "yes" if contributed.get(run.tag) else "no",
+                         "yes" if run.contributes else "no", run.pool_priority, run.num_topics,
                          run.num_entries, run.source_file, run.sha256, run.description])
     return buffer.getvalue()
 
@@ -97,12 +115,13 @@ class Bundle:
 def release_bundle(collection: Collection, *, policy: str = "adjudicated",
                    extra_files: dict[str, str] | None = None) -> Bundle:
     """The release zip of a collection (see the module docstring)."""
+    contributed = pooling_selectors.contributed_runs(collection)
     files: dict[str, str] = {
         "topics.jsonl": _topics_jsonl(collection),
         "qrels.txt": qrels_text(collection, policy=policy),
         "qrels.binary.txt": qrels_text(collection, policy=policy, binary=True),
-        "runs.csv": _runs_csv(collection),
-        "pool.txt": pool_text(collection),
+        "runs.csv": _runs_csv(collection, contributed),
+        "pool.txt": pools_text(collection),
         "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
         "judgments.jsonl": judgments_jsonl(collection),
     }
@@ -119,7 +138,7 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         files["agreement/topics.csv"] = _csv(report["topics"])
     files.update(extra_files or {})
     checksums = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
-    files["README.md"] = _readme(collection, files, checksums, policy)
+    files["README.md"] = _readme(collection, files, checksums, policy, contributed)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, text in files.items():
@@ -144,11 +163,42 @@ def _count_lines(text: str) -> int:
     return text.count("\n")
 
 
-def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str) -> str:
+def _file_lines(collection: Collection, files: dict[str, str], policy: str) -> list[str]:
+    """The README's list of files: exactly the ones the zip holds."""
+    scale = ", ".join(f"{g['grade']} = {g['label']}" for g in collection.scale)
+    by_assessor = any(name.startswith("qrels-by-assessor/") for name in files)
+    agreement = sorted(name for name in files if name.startswith("agreement/"))
+    return [
+        "## Files",
+        "",
+        f"- `qrels.txt`: TREC qrels, graded ({scale}); per document the {'adjudicated grade where an organizer set one, else the ' if policy == 'adjudicated' else ''}majority of the assessors' grades (ties to the lower grade).",
+        f"- `qrels.binary.txt`: the same with grade >= {collection.relevant_from} as 1, else 0.",
+        *(["- `qrels-by-assessor/`: each assessor's own grades (imported qrels count as an assessor named after "
+           "the file)."] if by_assessor else []),
+        "- `topics.jsonl`: one topic per line (qid, title, description, narrative).",
+        "- `runs.csv`: every run with its team, whether it contributed to the pool (`contributed`: a pool "
+        "was built from it, as the leaderboard flags it) and whether it was offered to the pool "
+        "(`offered_to_pool`: eligible; a per-team limit may have left it out). Runs that did not "
+        "contribute are scored on judgments they did not help to make: compare them with care.",
+        "- `pool.txt` / `pool.json`: the pooled (topic, document) pairs (of every pool of the collection), and "
+        "how each pool was built (strategy, parameters with the runs offered and the runs pooled, seed, rounds).",
+        *([f"- {' and '.join(f'`{name}`' for name in agreement)}: agreement between assessors who judged the "
+           "same documents (per pair of assessors, and per topic)."] if agreement else []),
+        "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
+        "comment and supporting passage, time spent, and which record revised which (`manage.py "
+        "import_judgments` reads it back).",
+        *(["- `qrels.sampled.txt`: the stratified sample behind the leaderboard's xinfAP and infNDCG, in NIST's "
+           "sample_eval.pl format (`topic 0 docno stratum grade`, -1: in the population, not sampled); "
+           "`manage.py xinfap` or sample_eval.pl recompute them."] if "qrels.sampled.txt" in files else []),
+    ]
+
+
+def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str,
+            contributed: dict[str, bool]) -> str:
+    """The bundle's README: it names only the files the zip holds (``files``)."""
     qrels = judged.qrels(collection, policy=policy)
     relevant = int((qrels["rel"] >= collection.relevant_from).sum()) if len(qrels) else 0
-    scale = ", ".join(f"{g['grade']} = {g['label']}" for g in collection.scale)
-    contributed = collection.runs.filter(contributes=True).count()
+    pooled = sorted(tag for tag, c in contributed.items() if c)
     lines = [
         f"# {collection.name} ({collection.slug})",
         "",
@@ -160,30 +210,14 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
         "",
         f"- topics: {collection.topics.count()}",
         f"- documents held by the workbench: {collection.documents.count()}",
-        f"- runs: {collection.runs.count()} ({contributed} contributed to the pool)",
+        f"- runs: {len(contributed)} ({len(pooled)} contributed to the pool)",
+        *([f"- runs that contributed to the pool: {', '.join(pooled)}"] if 0 < len(pooled) <= 30 else []),
         f"- judgments in qrels.txt: {len(qrels)} on {qrels['qid'].nunique() if len(qrels) else 0} topics, "
         f"{relevant} relevant (grade >= {collection.relevant_from})",
         f"- pooled documents (pool.txt): {_count_lines(files['pool.txt'])}",
         *_completeness_lines(collection),
         "",
-        "## Files",
-        "",
-        f"- `qrels.txt`: TREC qrels, graded ({scale}); per document the {'adjudicated grade where an organizer set one, else the ' if policy == 'adjudicated' else ''}majority of the assessors' grades (ties to the lower grade).",
-        f"- `qrels.binary.txt`: the same with grade >= {collection.relevant_from} as 1, else 0.",
-        "- `qrels-by-assessor/`: each assessor's own grades (imported qrels count as an assessor named after the file).",
-        "- `topics.jsonl`: one topic per line (qid, title, description, narrative).",
-        "- `runs.csv`: every run with its team and whether it contributed to the pool. Runs that did not "
-        "contribute are scored on judgments they did not help to make: compare them with care.",
-        "- `pool.txt` / `pool.json`: the pooled (topic, document) pairs, and how the pool was built (strategy, "
-        "parameters, seed, rounds).",
-        "- `agreement/`: agreement between assessors who judged the same documents (Cohen's kappa, "
-        "Krippendorff's alpha).",
-        "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
-        "comment and supporting passage, time spent, and which record revised which (`manage.py "
-        "import_judgments` reads it back).",
-        *(["- `qrels.sampled.txt`: the stratified sample behind the leaderboard's xinfAP and infNDCG, in NIST's "
-           "sample_eval.pl format (`topic 0 docno stratum grade`, -1: in the population, not sampled); "
-           "`manage.py xinfap` or sample_eval.pl recompute them."] if "qrels.sampled.txt" in files else []),
+        *_file_lines(collection, files, policy),
         "",
         "Unjudged documents count as non-relevant in trec_eval's measures; use bpref or condensed-list measures "
         "for runs with many unjudged documents.",

@@ -10,7 +10,7 @@ import pandas as pd
 
 from evaluation.cache import cached, version
 from pooling.models import Pool
-from pooling.selectors import pool_entry_table, pool_provenance
+from pooling.selectors import contributed_runs, pool_entry_table, pool_provenance, pool_runs
 from workbench.models import Collection, Run
 
 
@@ -35,12 +35,8 @@ class PoolInfo:
         return pool_provenance(self.pool)
 
     def contributors(self) -> set[str]:
-        """The runs the pool was built from (every build and extension); with a per-team limit, the runs
-        its provenance names."""
-        records = [self.params, *self.params.get("history", [])]
-        if any(r.get("runs_per_team") for r in records):
-            return set(self.provenance["tag"].unique()) if len(self.provenance) else set()
-        return {str(t) for r in records for t in (r.get("runs") or [])}
+        """The runs the pool was built from (:func:`pooling.selectors.pool_runs`)."""
+        return pool_runs(self.pool)
 
 
 @dataclass(frozen=True)
@@ -51,8 +47,8 @@ class Snapshot:
     slug: str
     relevant_from: int
     teams: dict[str, str]            # tag -> team ("" when none given), every run, in tag order
-    declared: dict[str, bool]        # tag -> Run.contributes
-    contributed: dict[str, bool]     # tag -> some pool was built from it (declared when no pool says)
+    declared: dict[str, bool]        # tag -> Run.contributes: offered to the pool (eligible)
+    contributed: dict[str, bool]     # tag -> some pool was built from it (pooling.selectors.contributed_runs)
     pools: tuple[PoolInfo, ...]
     main_pool: PoolInfo | None       # "main", else the latest
 
@@ -84,11 +80,8 @@ def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
     runs = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "team", "contributes"))
     pools = tuple(_pool_info(p) for p in Pool.objects.filter(collection=collection).order_by("-updated_at", "-id"))
     main = next((p for p in pools if p.name == "main"), pools[0] if pools else None)
-    in_pool: set[str] = set()
-    for p in pools:
-        in_pool |= p.contributors()
     declared = {tag: bool(c) for tag, _, c in runs}
-    contributed = {tag: (tag in in_pool) if in_pool else declared[tag] for tag, _, _ in runs}
+    contributed = contributed_runs(collection)  # the one definition, shared with the pool page and exports
     return Snapshot(version=key, slug=collection.slug, relevant_from=collection.relevant_from,
                     teams={tag: team for tag, team, _ in runs}, declared=declared, contributed=contributed,
                     pools=pools, main_pool=main)

@@ -8,7 +8,8 @@ from django_tables2 import RequestConfig
 class RunTable(tables.Table):
     tag = tables.Column(verbose_name="Run")
     team = tables.Column()
-    contributes = tables.BooleanColumn(verbose_name="Contributed to the pool", yesno="yes,no")
+    contributed = tables.BooleanColumn(verbose_name="Contributed to the pool", yesno="yes,no")
+    contributes = tables.BooleanColumn(verbose_name="Offered to the pool", yesno="yes,no")
     pool_priority = tables.Column(verbose_name="Priority")
     num_topics = tables.Column(verbose_name="Topics")
     num_entries = tables.Column(verbose_name="Entries")
@@ -342,11 +343,13 @@ def run_recall_table(rows: list[dict], collection, request) -> tables.Table:
 
 
 def contributions_table(rows: list[dict], collection, request) -> tables.Table:
-    """Each run's contribution to the pool (and to its relevant documents, once judged)."""
-    with_qrels = bool(rows) and "relevant" in rows[0]
+    """Every run of the collection: whether the pool was built from it (contributed, the leaderboard's
+    flag), whether it was offered (eligible), and what it brought (and found relevant, once judged)."""
+    with_qrels = any("relevant" in row for row in rows)
     return rows_table(rows, [
-        ("tag", "Run", _run_link(collection, "tag")),
-        ("contributed", "Pooled documents it retrieved", "int"), ("unique", "Only this run", "int"),
+        ("tag", "Run", _run_link(collection, "tag")), ("team", "Team", "text"),
+        ("contributed", "Contributed to this pool", "yesno"), ("offered", "Offered to the pool", "yesno"),
+        ("documents", "Pooled documents it retrieved", "int"), ("unique", "Only this run", "int"),
         *([("relevant", "Relevant", "int"), ("unique_relevant", "Relevant only this run", "int")] if with_qrels else [])],
         prefix="c-", request=request, per_page=100, label="Contributions per run")
 

@@ -33,7 +33,9 @@ CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "no
 
 @results_view()
 def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
-    runs = RunTable(collection.runs.all(), prefix="r-")
+    contributed = pooling_selectors.contributed_runs(collection)
+    runs = RunTable([{**row, "contributed": contributed.get(row["tag"], False)} for row in collection.runs.values(
+        "tag", "team", "contributes", "pool_priority", "num_topics", "num_entries", "imported_at")], prefix="r-")
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
     topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
                   for row in selectors.topic_overview(collection)]
@@ -45,7 +47,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     context = {
         "collection": collection, "runs": runs, "topics": topics, "pool": pool,
         "n_topics": len(topic_rows), "n_runs": collection.runs.count(),
-        "n_contributing": collection.runs.filter(contributes=True).count(),
+        "n_contributing": sum(contributed.values()),
         "pooled": pooled, "judged": sum(r["judged"] for r in topic_rows),
         "relevant": sum(r["relevant"] for r in topic_rows),
         "judged_percent": round(100 * judged_pooled / pooled) if pooled else 0,
@@ -91,7 +93,11 @@ def download_qrels(request: HttpRequest, collection: Collection) -> HttpResponse
 
 @results_view()
 def download_pool(request: HttpRequest, collection: Collection) -> HttpResponse:
-    return _attachment(release.pool_text(collection), f"pool.{collection.slug}.txt", "text/plain; charset=utf-8")
+    name = request.GET.get("name")  # one pool; without a name, every pool's pairs (as the release bundle)
+    if name and pooling_selectors.pool_named(collection, name) is None:
+        raise Http404("No such pool.")
+    text = release.pool_text(collection, name) if name else release.pools_text(collection)
+    return _attachment(text, f"pool.{collection.slug}{'.' + name if name else ''}.txt", "text/plain; charset=utf-8")
 
 
 @results_view()
@@ -228,6 +234,8 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                "best": int((report["score"] >= report["best"]).sum()), "topics": len(report)}
     return render(request, "evaluation/run.html", {"collection": collection, "run": run, "measure": measure,
                                                    "table": table, "svg": svg, "summary": summary,
+                                                   "contributed": pooling_selectors.contributed_runs(collection)
+                                                   .get(run.tag, False),
                                                    "organizer": is_organizer(request.user)})
 
 
@@ -367,13 +375,14 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
 
-    pool = pooling_selectors.pool_named(collection, request.GET.get("name", "main"))
+    name = request.GET.get("name")
+    pool = pooling_selectors.pool_named(collection, name) if name else pooling_selectors.default_pool(collection)
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
 
 
-    runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
+    runs = pooling_selectors.pool_run_rows(pool, stats)
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")
@@ -387,4 +396,5 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/pool.html", {
         "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table,
         "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
+        **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": is_organizer(request.user)})

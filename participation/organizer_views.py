@@ -7,11 +7,13 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 
 from participation import selectors
 from participation.forms import TeamForm, TrackForm
 from participation.models import Team, Track
 from participation.services import results_release
+from pooling.selectors import free_pool_name
 from workbench.access import organizer_required
 from workbench.models import Collection
 
@@ -19,8 +21,11 @@ from workbench.models import Collection
 def _page(request, collection, track, form, team_form, status=200):
     overview = selectors.submissions_overview(track) if track.pk else []
     teams = Team.objects.filter(track=track).prefetch_related("members") if track.pk else []
-    pool_url = (reverse("pooling:pools", args=[collection.slug])
-                + f"?runs_per_team={track.pooled_runs_per_team}&strategy=depth&depth=100")
+    # a NEW pool (never the live one unless the organizer types its name) of each team's first N runs by
+    # priority, at the track's depth, from the runs offered to the pool
+    pool_url = reverse("pooling:pools", args=[collection.slug]) + "?" + urlencode({
+        "name": free_pool_name(collection, "submissions"), "strategy": "depth", "depth": track.depth,
+        "runs_per_team": track.pooled_runs_per_team})
     return render(request, "participation/manage.html", {
         "collection": collection, "track": track, "form": form, "team_form": team_form, "teams": teams,
         "overview": overview, "pool_url": pool_url}, status=status)

@@ -62,13 +62,9 @@ def track_dates(track: Track, now: datetime | None = None) -> list[dict]:
 
 
 def pooled_tags(track: Track) -> set[str]:
-    """Runs that brought documents to one of the collection's pools (from the pools' provenance)."""
-    tags: set[str] = set()
-    for pool in Pool.objects.filter(collection=track.collection):
-        _, provenance = pooling_selectors.pool_entries(pool)
-        if len(provenance):
-            tags.update(str(t) for t in provenance["tag"].unique())
-    return tags
+    """Runs some pool of the collection was built from: "contributed", as the leaderboard and the release
+    bundle say it (:func:`pooling.selectors.pooled_runs`)."""
+    return pooling_selectors.pooled_runs(track.collection)
 
 
 def _judged_at_10(track: Track, tags: list[str]) -> dict[str, float]:

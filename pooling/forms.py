@@ -8,12 +8,14 @@ from django.core.exceptions import ValidationError
 from pooling.models import Pool
 from pooling.params import stratum, topic_depths
 from pooling.strategies import registry
+from pooling.strategies.ranking import team_key
 
 
 class PoolBuildForm(forms.Form):
     name = forms.SlugField(max_length=64, initial="main",
-                           help_text="Building a pool that exists extends it (same strategy): only new documents are added.")
-    strategy = forms.ChoiceField(choices=[(s.name, s.label) for s in registry.STRATEGIES.values()], initial="depth")
+                           help_text="A new name builds a new pool; the name of an existing pool extends it (same "
+                                     "strategy): only new documents are added.")
+    strategy = forms.ChoiceField(choices=registry.form_choices, initial="depth")
     depth = forms.IntegerField(min_value=1, max_value=100000, required=False, initial=100,
                                help_text="k of depth-k pooling; the candidates' depth for the other strategies (default 100).")
     topic_depth = forms.CharField(required=False, max_length=20000, label="Per-topic depth",
@@ -21,7 +23,7 @@ class PoolBuildForm(forms.Form):
     budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments per topic (fusion and adaptive strategies).")
     total_budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments over all topics.")
     runs = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
-                                     help_text="Pool only these runs (none ticked: every contributing run).")
+                                     help_text="Pool only these runs (none ticked: every run offered to the pool).")
     runs_per_team = forms.IntegerField(min_value=1, max_value=10**6, required=False,
                                        help_text="Pool only each team's first N runs by their pool priority.")
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, required=False,
@@ -34,8 +36,38 @@ class PoolBuildForm(forms.Form):
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
         self.collection = collection
-        self.fields["runs"].choices = [(tag, f"{tag}{'' if contributes else ' (does not contribute)'}")
-                                       for tag, contributes in collection.runs.values_list("tag", "contributes")]
+        self._runs = list(collection.runs.order_by("tag").values_list("tag", "team", "contributes", "pool_priority"))
+        self.fields["runs"].choices = [(tag, tag) for tag, *_ in self._runs]
+
+    def run_groups(self) -> list[dict]:
+        """The run checkboxes by team (as runs-per-team pooling groups them), each team's runs by priority:
+        {"team", "key", "runs": [{"tag", "priority", "offered", "widget"}]}; runs without a team last."""
+        widgets = {w.data["value"]: w for w in self["runs"]}
+        groups: dict[tuple[str, str], dict] = {}
+        for tag, team, offered, priority in self._runs:
+            key = team_key(team, tag)
+            key = ("~", "") if key[0] == "run" else key
+            group = groups.setdefault(key, {"team": team.strip() or "no team", "key": key[1] or "-", "runs": []})
+            group["runs"].append({"tag": tag, "priority": priority, "offered": offered, "widget": widgets.get(tag)})
+        for group in groups.values():
+            group["runs"].sort(key=lambda r: (r["priority"], r["tag"]))
+        return [groups[k] for k in sorted(groups)]
+
+    def selection(self, action: str, ticked: list[str]) -> list[str]:
+        """The runs ticked after a "select" button (which works without JavaScript): ``all``, ``none``,
+        ``offered`` (the runs offered to the pool), or ``team:KEY`` (add that team's runs)."""
+        if action == "all":
+            return [tag for tag, *_ in self._runs]
+        if action == "none":
+            return []
+        if action == "offered":
+            return [tag for tag, _, offered, _ in self._runs if offered]
+        if action.startswith("team:"):
+            wanted = action.removeprefix("team:")
+            team_runs = [tag for tag, team, *_ in self._runs
+                         if (team_key(team, tag)[1] if team_key(team, tag)[0] == "team" else "-") == wanted]
+            return [tag for tag, *_ in self._runs if tag in set(ticked) | set(team_runs)]
+        return ticked
 
     def clean_strata(self):
         text = self.cleaned_data.get("strata", "").strip()

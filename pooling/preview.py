@@ -17,6 +17,7 @@ from pooling.entries import PoolRefused
 from pooling.models import Pool, PoolEntry
 from pooling.services import runs_for
 from pooling.strategies import registry
+from pooling.strategies.ranking import team_key
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
@@ -27,10 +28,18 @@ __all__ = ["PoolPreview", "pool_preview"]
 class PoolPreview:
     strategy: str
     adaptive: bool
-    runs: list[str]
+    runs: list[str]  # the runs the build will pool (after the per-team limit), sorted
     extends: bool  # a pool of that name exists: the numbers are what the build adds
     #: one row per topic: qid, documents (the pool's size there), new (what a build adds), budget (adaptive)
     rows: list[dict] = field(default_factory=list)
+    name: str = "main"
+    offered: int = 0  # runs the build could use (ticked, or every run offered to the pool)
+    #: the offered runs by team: {"team", "runs": [{"tag", "priority", "used"}]}, teams by name
+    groups: list[dict] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return registry.get(self.strategy).label
 
     @property
     def total(self) -> int:
@@ -77,5 +86,30 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
                 for qid, n in sizes.items()]
     order = {qid: i for i, qid in enumerate(sorted_topics([row["qid"] for row in rows]))}
     rows.sort(key=lambda row: order[row["qid"]])
-    return PoolPreview(strategy=strategy, adaptive=chosen.adaptive, runs=sorted(frames), extends=pool is not None,
-                       rows=rows)
+    used = [str(t) for t in built.params.get("runs", list(frames))]
+    return PoolPreview(strategy=strategy, adaptive=chosen.adaptive, runs=sorted(used), extends=pool is not None,
+                       rows=rows, name=name, offered=len(frames),
+                       groups=_groups(list(frames), set(used), teams, priorities))
+
+
+def key_is_team(tag: str, teams: dict) -> bool:
+    return team_key(teams.get(tag), tag)[0] == "team"
+
+
+def _groups(tags: list[str], used: set[str], teams: dict, priorities: dict) -> list[dict]:
+    """The offered runs by team (as the per-team limit groups them), each team's runs by priority then
+    tag; runs without a team are listed under "no team", each one a team of its own for the limit."""
+    groups: dict[tuple[str, str], dict] = {}
+    for tag in tags:
+        key = team_key(teams.get(tag), tag)
+        label = (teams.get(tag) or "").strip() or "no team"
+        group = groups.setdefault(("team", "") if key[0] == "run" else key, {"team": label, "runs": []})
+        group["runs"].append({"tag": tag, "priority": priorities.get(tag), "used": tag in used})
+    for group in groups.values():
+        group["runs"].sort(key=lambda r: (r["priority"] is None, r["priority"] or 0, r["tag"]))
+        group["used"] = sum(r["used"] for r in group["runs"])
+        # the limit cut between runs of equal priority: the tag decided (say so, the team may not know)
+        pooled = {r["priority"] for r in group["runs"] if r["used"]}
+        group["tie"] = next((r["priority"] for r in group["runs"] if not r["used"] and r["priority"] in pooled
+                             and key_is_team(r["tag"], teams)), None)
+    return sorted(groups.values(), key=lambda g: (g["team"] == "no team", g["team"].casefold()))

@@ -7,11 +7,98 @@ import pandas as pd
 from pooling import provenance as provenance_store
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry, PoolProvenance
-from workbench.models import Collection
+from workbench.models import Collection, Run
 
 
 def pool_named(collection: Collection, name: str = "main") -> Pool | None:
     return Pool.objects.filter(collection=collection, name=name).first()
+
+
+def default_pool(collection: Collection) -> Pool | None:
+    """The pool a page shows when none is named: "main", else the one built or extended last (as the
+    leaderboard chooses its pool)."""
+    return pool_named(collection) or Pool.objects.filter(collection=collection).order_by("-updated_at", "-id").first()
+
+
+def free_pool_name(collection: Collection, base: str) -> str:
+    """``base``, or ``base-2``, ``base-3``...: the first name no pool of the collection has (a link that
+    prefills the pool form must not extend an existing pool unless the organizer types its name)."""
+    taken = set(Pool.objects.filter(collection=collection).values_list("name", flat=True))
+    base = base[:56]
+    if base not in taken:
+        return base
+    return next(f"{base}-{i}" for i in range(2, len(taken) + 3) if f"{base}-{i}" not in taken)
+
+
+def pool_runs(pool: Pool, provenance: pd.DataFrame | None = None) -> set[str]:
+    """The runs the pool was built from: every run some build or extension of it pooled (after the
+    per-team limit). Builds record them as ``runs`` beside the ``offered`` ones; pools built before that
+    recorded every offered run as ``runs``, so for those with a per-team limit the runs their provenance
+    names stand in. Imported pools were built from no run."""
+    records = [pool.params, *pool.params.get("history", [])]
+    tags: set[str] = set()
+    legacy = False
+    for record in records:
+        if "offered" in record or not record.get("runs_per_team"):
+            tags.update(str(t) for t in record.get("runs") or [])
+        else:
+            legacy = True
+    if legacy:
+        provenance = pool_provenance(pool) if provenance is None else provenance
+        tags.update(str(t) for t in provenance["tag"].unique())
+    return tags
+
+
+def pooled_runs(collection: Collection) -> set[str]:
+    """The runs some pool of the collection was built from (no fallback: empty before any pool)."""
+    pooled: set[str] = set()
+    for pool in Pool.objects.filter(collection=collection):
+        pooled |= pool_runs(pool)
+    return pooled
+
+
+def contributed_runs(collection: Collection) -> dict[str, bool]:
+    """THE definition of "contributed", for every page and export: tag -> whether some pool of the
+    collection was built from the run (:func:`pool_runs`), for every run in tag order.
+
+    ``Run.contributes`` only says the run was *offered* to the pool (eligible); a per-team limit or a
+    choice of runs leaves offered runs out. A collection with no pool built from runs (no pool yet, or
+    only imported judgments) has nothing to derive the fact from: its offered runs count as contributed,
+    so that a leaderboard over imported qrels does not flag every run."""
+    tags = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "contributes"))
+    pooled = pooled_runs(collection)
+    if not pooled:
+        return {tag: bool(offered) for tag, offered in tags}
+    return {tag: tag in pooled for tag, _ in tags}
+
+
+def pool_run_rows(pool: Pool, stats: dict) -> list[dict]:
+    """One row per run of the collection for the pool page: tag, team, ``contributed`` (the pool was built
+    from it, :func:`pool_runs`), ``offered`` (``Run.contributes``), and from :func:`pool_statistics` the
+    pooled documents it retrieved (``documents``), those only it retrieved (``unique``) and, once judged,
+    how many are relevant."""
+    built_from = pool_runs(pool)
+    figures = stats.get("runs", {})
+    rows = []
+    for tag, team, offered in Run.objects.filter(collection=pool.collection).order_by("tag").values_list(
+            "tag", "team", "contributes"):
+        found = figures.get(tag, {})
+        row = {"tag": tag, "team": team, "contributed": tag in built_from, "offered": bool(offered),
+               "documents": found.get("contributed", 0), "unique": found.get("unique", 0)}
+        if "relevant" in found or any("relevant" in f for f in figures.values()):
+            row |= {"relevant": found.get("relevant", 0), "unique_relevant": found.get("unique_relevant", 0)}
+        rows.append(row)
+    rows.sort(key=lambda row: (not row["contributed"], row["tag"]))
+    return rows
+
+
+def pool_page_facts(pool: Pool, stats: dict, rows: list[dict]) -> dict:
+    """What the pool page says besides its tables: the parameters (without the run lists the table
+    shows), how many runs it was built from of how many offered (:func:`pool_run_rows`), the other pools."""
+    return {"params": {k: v for k, v in stats.get("params", {}).items() if k not in ("runs", "offered")},
+            "n_built_from": sum(row["contributed"] for row in rows), "n_offered": sum(row["offered"] for row in rows),
+            "other_pools": list(Pool.objects.filter(collection=pool.collection).exclude(pk=pool.pk)
+                                .order_by("name").values_list("name", flat=True))}
 
 
 def pool_pairs(pool: Pool) -> pd.DataFrame:

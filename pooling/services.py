@@ -31,9 +31,15 @@ class PoolBuildSummary:
     added: int
     total: int
     topics: int
-    runs: list[str]
+    runs: list[str]  # the runs pooled (after the per-team limit)
     round: int
     timings: dict[str, float] = field(default_factory=dict)  # seconds spent: "read runs", "pool", "write"
+    offered: int = 0  # the runs the build could use (ticked, or every run offered to the pool)
+
+    def runs_text(self) -> str:
+        """"from 2 runs of the 3 offered" (or "from 3 runs" when every offered run was pooled)."""
+        text = f"from {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
+        return text + (f" of the {self.offered} offered" if self.offered > len(self.runs) else "")
 
 
 def runs_for(collection: Collection, tags: Sequence[str] | None):
@@ -118,7 +124,9 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     frames, teams, priorities = runs_for(collection, tags)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
-    params = {"runs": sorted(frames), "depth": depth, "budget": budget, "total_budget": total_budget,
+    # "offered": the runs this build could use; "runs" (set by the strategy): the ones it pooled, after the
+    # per-team limit. A run contributed to the pool iff some build's "runs" names it (pooling.selectors).
+    params = {"offered": sorted(frames), "runs": None, "depth": depth, "budget": budget, "total_budget": total_budget,
               "runs_per_team": runs_per_team, "seed": seed, "order": order}
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
                                   shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team)
@@ -135,8 +143,8 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     else:
         total = PoolEntry.objects.filter(pool=pool).count()
         topics = PoolEntry.objects.filter(pool=pool).values("topic").distinct().count()
-    return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(frames),
-                            round=round_no, timings=timings)
+    return PoolBuildSummary(pool=pool, added=added, total=total, topics=topics, runs=sorted(params["runs"] or []),
+                            round=round_no, timings=timings, offered=len(frames))
 
 
 def seed_from(value: int | None) -> int:

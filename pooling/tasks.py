@@ -22,5 +22,5 @@ def build_pool(job_id: int) -> None:
         pool = summary.pool
         progress.finish(lines=[f"pool {pool.name} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
                                f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
-                               f"{summary.topics} topics from {len(summary.runs)} runs"],
+                               f"{summary.topics} topics {summary.runs_text()}"],
                         url=reverse("pooling:pools", args=[job.collection.slug]), label="Pools of this collection")

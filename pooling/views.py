@@ -7,6 +7,7 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from pooling import selectors as pooling_selectors
 from pooling.entries import PoolRefused
 from pooling.forms import PoolBuildForm, params_of
 from pooling.models import Pool
@@ -27,10 +28,17 @@ def _context(collection: Collection, form: PoolBuildForm, preview=None) -> dict:
 @organizer_required
 def pools(request: HttpRequest, slug: str) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
-    # a link may prefill the form (the participation page: each team's first N runs)
+    # a link may prefill the form (the participation page: a new pool of each team's first N runs); with
+    # no name given, a name no pool has: the form never extends a pool unless its name is typed
     initial = {k: v for k, v in request.GET.items() if k in ("name", "strategy", "depth", "runs_per_team")}
+    initial.setdefault("name", pooling_selectors.free_pool_name(collection, "main"))
     form = PoolBuildForm(request.POST or None, collection=collection, initial=initial)
     if request.method != "POST":
+        return render(request, "pooling/pools.html", _context(collection, form))
+    if request.POST.get("select"):  # select all / none / a team's runs, without JavaScript: nothing is built
+        values = {name: request.POST.get(name) for name in form.fields if name != "runs"}
+        values["runs"] = form.selection(request.POST["select"], request.POST.getlist("runs"))
+        form = PoolBuildForm(collection=collection, initial={k: v for k, v in values.items() if v is not None})
         return render(request, "pooling/pools.html", _context(collection, form))
     if not form.is_valid():
         return render(request, "pooling/pools.html", _context(collection, form), status=400)

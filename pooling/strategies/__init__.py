@@ -8,15 +8,17 @@ Fixed pools return a :class:`PoolResult` (entries + provenance):
     depth_pool, rrf_pool / borda_pool / fusion_pool, stratified_pool
 Adaptive pools are stateful objects with ``next_document(qid)`` / ``record(qid, docno, relevant)``:
     MoveToFront, MaxMean, BayesianBandit (adaptive_pool(name, ...) builds one by name)
+Every strategy by name: ``STRATEGIES`` of :mod:`.registry`, the only list of them.
 Then: assign_judging_order, new_entries (extension), estimate_relevant (Horvitz-Thompson), and the
 statistics in :mod:`.stats`.
 """
 
-from .adaptive import STRATEGIES, AdaptivePool, BayesianBandit, MaxMean, MoveToFront, adaptive_pool, replay
+from .adaptive import AdaptivePool, BayesianBandit, MaxMean, MoveToFront, replay
 from .depth import contributing_runs, depth_pool
 from .fusion import allocate_budget, borda_pool, fused_order, fusion_pool, rrf_pool
 from .ordering import assign_judging_order, new_entries
 from .ranking import ranked_entries, select_runs, sorted_topics
+from .registry import STRATEGIES, adaptive_pool
 from .result import PoolResult, provenance_dicts
 from .sampling import DEFAULT_STRATA, RelevantEstimate, Stratum, estimate_relevant, stratified_pool
 from .stats import judging_progress, overlap_matrix, pool_size, relevant_by_depth, unique_contributions

@@ -64,8 +64,7 @@ from .fusion import Budget, resolve_budget
 from .ranking import Depth, Runs, ranked_entries, sorted_topics, topic_rng
 from .result import PoolResult, make_entries, restrict_provenance, union_of_lists
 
-__all__ = ["STRATEGIES", "AdaptivePool", "BayesianBandit", "MaxMean", "MoveToFront", "adaptive_pool",
-           "replay"]
+__all__ = ["AdaptivePool", "BayesianBandit", "MaxMean", "MoveToFront", "replay"]
 
 
 class _Topic:
@@ -307,18 +306,6 @@ class BayesianBandit(AdaptivePool):
 
     def _choose(self, t: _Topic, alive: np.ndarray) -> int:
         return t.pick(t.rng.beta(1.0 + t.rel, 1.0 + t.nrel), alive)
-
-
-STRATEGIES: dict[str, type[AdaptivePool]] = {"mtf": MoveToFront, "maxmean": MaxMean, "bandit": BayesianBandit}
-
-
-def adaptive_pool(strategy: str, runs: Runs, budget: Budget = None, **kwargs) -> AdaptivePool:
-    """Build the adaptive pool named ``strategy`` (mtf, maxmean or bandit)."""
-    try:
-        cls = STRATEGIES[strategy]
-    except KeyError:
-        raise ValueError(f"unknown adaptive strategy {strategy!r} ({', '.join(STRATEGIES)})") from None
-    return cls(runs, budget, **kwargs)
 
 
 def replay(pool: AdaptivePool, is_relevant: Callable[[str, str], bool],

@@ -47,6 +47,7 @@ __all__ = [
     "ranked_entries",
     "select_runs",
     "sorted_topics",
+    "team_key",
     "topic_rng",
 ]
 
@@ -352,6 +353,14 @@ def _only(tags: list[str], only: Iterable[str] | None) -> list[str]:
     return [t for t in tags if t in wanted_set]
 
 
+def team_key(team: str | None, tag: str) -> tuple[str, str]:
+    """Which team a run counts for when runs are pooled per team: its team name, compared without case or
+    surrounding spaces ("UNI " and "uni" are one team, as people type them in manifests and forms); a run
+    without a team is a team of its own (keyed by its tag, so it never merges with a team of that name)."""
+    name = (team or "").strip().casefold()
+    return ("team", name) if name else ("run", tag)
+
+
 def _first_of_each_team(tags: list[str], chosen: list[str], teams: dict[str, str], priorities: dict[str, int],
                         n: int) -> set[str]:
     """The first ``n`` runs of each team by priority (then submission order); a run without a team (none
@@ -362,7 +371,7 @@ def _first_of_each_team(tags: list[str], chosen: list[str], teams: dict[str, str
         p = priorities.get(tag)
         return (0, float(p), position[tag]) if p is not None else (1, 0.0, position[tag])
 
-    by_team: dict[str, list[str]] = {}
+    by_team: dict[tuple[str, str], list[str]] = {}
     for tag in chosen:
-        by_team.setdefault(teams.get(tag) or tag, []).append(tag)
+        by_team.setdefault(team_key(teams.get(tag), tag), []).append(tag)
     return {t for members in by_team.values() for t in sorted(members, key=sort_key)[:n]}

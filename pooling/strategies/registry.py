@@ -26,8 +26,8 @@ from .ranking import Depth, Runs
 from .result import PoolResult
 from .sampling import DEFAULT_STRATA, Stratum, stratified_pool
 
-__all__ = ["IMPORTED", "STRATEGIES", "PoolParams", "Strategy", "StrategyRefused", "adaptive_names", "choices",
-           "get", "is_adaptive"]
+__all__ = ["IMPORTED", "STRATEGIES", "PoolParams", "Strategy", "StrategyRefused", "adaptive_names",
+           "adaptive_pool", "choices", "form_choices", "get", "is_adaptive", "names"]
 
 #: pools made of imported judgments rather than built from runs
 IMPORTED = ("imported", "Imported")
@@ -73,6 +73,8 @@ class Strategy:
     build: Callable[[Runs, PoolParams], PoolResult | AdaptivePool] = field(repr=False)
     #: parameters recorded on the pool besides the common ones (e.g. the strata of a sample)
     recorded: Callable[[PoolParams], dict] = field(default=lambda params: {}, repr=False)
+    #: the class of an adaptive pool (what :func:`adaptive_pool` builds), None for fixed pools
+    pool_class: type[AdaptivePool] | None = field(default=None, repr=False)
 
 
 def _depth(runs: Runs, p: PoolParams) -> PoolResult:
@@ -109,9 +111,9 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in [
     Strategy("borda", "Borda count", False, _fusion("borda")),
     Strategy("sampled", "Stratified sample", False, _sampled,
              recorded=lambda p: {"strata": [list(s) for s in (p.strata or DEFAULT_STRATA)]}),
-    Strategy("mtf", "Move-to-front", True, _adaptive(MoveToFront)),
-    Strategy("maxmean", "MaxMean bandit", True, _adaptive(MaxMean)),
-    Strategy("bandit", "Bayesian bandit", True, _adaptive(BayesianBandit)),
+    *(Strategy(cls.name, label, True, _adaptive(cls), pool_class=cls)
+      for cls, label in [(MoveToFront, "Move-to-front"), (MaxMean, "MaxMean bandit"),
+                         (BayesianBandit, "Bayesian bandit")]),
 ]}
 
 
@@ -122,6 +124,20 @@ def get(name: str) -> Strategy:
         raise StrategyRefused(f"unknown strategy {name!r} ({', '.join(STRATEGIES)})") from None
 
 
+def names() -> list[str]:
+    """Every strategy a pool can be built with, in the registry's order (forms, commands, docs)."""
+    return list(STRATEGIES)
+
+
+def adaptive_pool(strategy: str, runs: Runs, budget=None, **kwargs) -> AdaptivePool:
+    """Build the adaptive pool named ``strategy`` (one of :func:`adaptive_names`) with the pool class's own
+    arguments (simulations and tests; the service goes through :attr:`Strategy.build`)."""
+    found = STRATEGIES.get(strategy)
+    if found is None or found.pool_class is None:
+        raise StrategyRefused(f"unknown adaptive strategy {strategy!r} ({', '.join(adaptive_names())})")
+    return found.pool_class(runs, budget, **kwargs)
+
+
 def is_adaptive(name: str) -> bool:
     """Whether pools of this strategy grow one judged document at a time."""
     strategy = STRATEGIES.get(name)
@@ -130,6 +146,11 @@ def is_adaptive(name: str) -> bool:
 
 def adaptive_names() -> list[str]:
     return [s.name for s in STRATEGIES.values() if s.adaptive]
+
+
+def form_choices() -> list[tuple[str, str]]:
+    """(value, label) of every strategy a pool can be built with (forms; without "imported")."""
+    return [(s.name, s.label) for s in STRATEGIES.values()]
 
 
 def choices() -> list[tuple[str, str]]:

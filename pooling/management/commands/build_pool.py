@@ -46,4 +46,4 @@ class Command(WorkbenchCommand):
         pool = summary.pool
         self.stdout.write(f"pool {pool} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
                           f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
-                          f"{summary.topics} topics from {len(summary.runs)} runs")
+                          f"{summary.topics} topics {summary.runs_text()}")
