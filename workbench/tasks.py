@@ -79,11 +79,11 @@ def _manifest(files: uploads.Staged) -> tuple[dict | None, str]:
 
 def _run_line(imported) -> str:
     run = imported.run
-    said = [f"team {run.team}" if run.team else "no team", f"priority {run.pool_priority}",
-            "contributes to the pool" if run.contributes else "does not contribute"]
+    said = [f"team {run.team}" if run.team else "no team", f"priority {run.pool_priority}"]
     if run.run_type:
         said.append(run.run_type)
-    return f"run {run.tag}: {run.num_entries:,} lines on {run.num_topics} topics ({', '.join(said)})"
+    return (f"run {run.tag}: {run.num_entries:,} lines on {run.num_topics} topics ("
+            + ("contributes to the pool" if run.contributes else "does not contribute") + f"); {', '.join(said)}")
 
 
 @task()

@@ -186,7 +186,7 @@ def test_a_manifest_gives_each_run_its_team_contribution_priority_and_type(org_c
         "hdr": ("header-team", True, 3, "manual", "from the header"),  # the header where the manifest is silent
         "plain": ("default-team", True, 4, "", "given in the form"),  # not in the manifest: the form's values
     }
-    assert "run a1: 6 lines on 2 topics (team uni-a, priority 1, contributes to the pool, automatic)" in (
+    assert "run a1: 6 lines on 2 topics (contributes to the pool); team uni-a, priority 1, automatic" in (
         job.result["lines"])
     # team-based pooling now has teams to work with: one run per team, the best priority, contributing runs only
     from pooling.services import pool_build
