@@ -23,7 +23,7 @@ from django.db import transaction
 from workbench import runstore
 from workbench.bulk import insert_columns
 from workbench.formats import FormatError, iter_documents, read_run, read_topics
-from workbench.formats.manifest import ManifestEntry
+from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Document, Run, RunData, Topic, validate_scale
 
 
@@ -274,45 +274,10 @@ def _store_run(collection: Collection, spec: RunSpec, run_file, blob: bytes) -> 
     return run
 
 
-def _header_value(header: dict, *paths: tuple[str, ...]):
-    """The first of ``paths`` (keys into the ir_metadata mapping) that holds a value."""
-    for path in paths:
-        value = header
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if value not in (None, ""):
-            return value
-    return None
-
-
-def _header_fields(metadata: dict | None) -> dict:
-    """Team, type and description declared by a run file's ir_metadata header (``actor.team``,
-    ``method.automatic`` or ``method.type``, ``description`` or ``method.description`` or
-    ``research goal.description``)."""
-    header = (metadata or {}).get("ir_metadata")
-    if not isinstance(header, dict):
-        return {}
-    found = {}
-    team = _header_value(header, ("actor", "team"), ("team",))
-    if isinstance(team, str | int):
-        found["team"] = str(team)[:200]
-    automatic = _header_value(header, ("method", "automatic"))
-    kind = _header_value(header, ("method", "type"), ("type",))
-    if isinstance(automatic, bool):
-        found["run_type"] = "automatic" if automatic else "manual"
-    elif isinstance(kind, str) and kind.strip() and not any(c.isspace() for c in kind.strip()):
-        found["run_type"] = kind.strip().lower()[:32]
-    description = _header_value(header, ("description",), ("method", "description"),
-                                ("research goal", "description"))
-    if isinstance(description, str):
-        found["description"] = description.strip()
-    return found
-
-
 def _resolved(spec: RunSpec, run_file, entry: ManifestEntry | None) -> RunSpec:
     """The run's metadata: the manifest's line first, then the file's ir_metadata header, then the
     upload's defaults (``spec``)."""
-    header = _header_fields(run_file.metadata)
+    header = header_fields(run_file.metadata)
     chosen = {name: header.get(name, getattr(spec, name)) for name in ("team", "run_type", "description")}
     if entry is not None:
         for name, value in (("team", entry.team), ("run_type", entry.type), ("description", entry.description)):

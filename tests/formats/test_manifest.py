@@ -7,7 +7,7 @@ import io
 import pytest
 
 from workbench.formats import FormatError
-from workbench.formats.manifest import read_manifest
+from workbench.formats.manifest import header_fields, read_manifest
 
 
 def _problems(text: str, name: str = "manifest.csv") -> list[str]:
@@ -52,3 +52,13 @@ def test_a_header_without_tag_or_with_an_unknown_column_is_refused_at_line_1():
     assert _problems("") == ["manifest.csv:1: the manifest is empty: a header row (tag,team,contributes,"
                              "priority,type,description) and one line per run"]
     assert _problems("tag,team\n") == ["manifest.csv:2: no runs: one line per run after the header row"]
+
+
+def test_an_ir_metadata_header_declares_team_type_and_description():
+    assert header_fields({"ir_metadata": {"actor": {"team": "uni-a"}, "method": {"automatic": False},
+                                          "research goal": {"description": " dense retrieval "}}}) == {
+        "team": "uni-a", "run_type": "manual", "description": "dense retrieval"}
+    assert header_fields({"ir_metadata": {"team": 42, "type": "Feedback", "description": "x"}}) == {
+        "team": "42", "run_type": "feedback", "description": "x"}
+    assert header_fields({"ir_metadata": {"actor": {"team": True}, "type": "two words"}}) == {}
+    assert header_fields(None) == {} and header_fields({"ir_metadata": ["not", "a", "mapping"]}) == {}

@@ -1,4 +1,4 @@
-"""A runs manifest: one line per run giving what the run files do not say (its team, whether it
+"""What the run files do not say about their runs: a runs manifest, one line per run giving what the run files do not say (its team, whether it
 contributes to the pool, its priority, its type, a description).
 
 CSV or TSV (a tab in the header line makes it TSV), a header row first. Columns: ``tag`` (required),
@@ -6,6 +6,7 @@ then any of ``team``, ``contributes``, ``priority``, ``type``, ``description`` i
 cell says nothing about that field (the run file's ir_metadata header or the upload's defaults apply).
 Problems are ``name:LINE: what``: an unknown or repeated column, no ``tag`` column, a line with too many
 cells, an empty or repeated tag, ``contributes`` not a yes/no value, ``priority`` not a whole number >= 1.
+:func:`header_fields` reads the same fields (team, type, description) from a run file's ir_metadata header.
 
 >>> import io
 >>> rows = read_manifest(io.StringIO("tag,team,priority\\nalpha,uni-a,2\\n"), name="m.csv")
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from workbench.formats.errors import Problems
 from workbench.formats.sources import Source, display_name, open_text
 
-__all__ = ["COLUMNS", "ManifestEntry", "read_manifest"]
+__all__ = ["COLUMNS", "ManifestEntry", "header_fields", "read_manifest"]
 
 #: the columns a manifest may have, ``tag`` first
 COLUMNS = ("tag", "team", "contributes", "priority", "type", "description")
@@ -126,3 +127,38 @@ def read_manifest(source: Source, *, name: str | None = None, max_problems: int 
         problems.add(2, "no runs: one line per run after the header row")
     problems.raise_if_any()
     return entries
+
+
+def _header_value(header: dict, *paths: tuple[str, ...]):
+    """The first of ``paths`` (keys into the ir_metadata mapping) that holds a value."""
+    for path in paths:
+        value = header
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def header_fields(metadata: dict | None) -> dict:
+    """Team, type and description declared by a run file's ir_metadata header (``actor.team``,
+    ``method.automatic`` or ``method.type``, ``description`` or ``method.description`` or
+    ``research goal.description``)."""
+    header = (metadata or {}).get("ir_metadata")
+    if not isinstance(header, dict):
+        return {}
+    found = {}
+    team = _header_value(header, ("actor", "team"), ("team",))
+    if isinstance(team, str | int) and not isinstance(team, bool):
+        found["team"] = str(team)[:200]
+    automatic = _header_value(header, ("method", "automatic"))
+    kind = _header_value(header, ("method", "type"), ("type",))
+    if isinstance(automatic, bool):
+        found["run_type"] = "automatic" if automatic else "manual"
+    elif isinstance(kind, str) and kind.strip() and not any(c.isspace() for c in kind.strip()):
+        found["run_type"] = kind.strip().lower()[:32]
+    description = _header_value(header, ("description",), ("method", "description"),
+                                ("research goal", "description"))
+    if isinstance(description, str):
+        found["description"] = description.strip()
+    return found
