@@ -24,6 +24,8 @@ def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploa
     directory = Path(progress.job.params["directory"])
     files = uploads.Staged(directory, [], {})
     try:
+        if archives:
+            progress.step("unpacking the archives, if any")
         files = uploads.open_staged(directory, archives=archives)
         yield files
     except (ImportRefused, FormatError) as exc:

@@ -197,6 +197,10 @@ def _unpack_all(staged: Staged) -> None:
             for member, target in _unpack(path, shown, staged.directory, taken, problems):
                 staged.names[target] = f"{shown}:{member}"
                 found.append(target)
+        except _DiskFull:
+            problems.append(f"{shown}: unpacking it would fill the server's disk (less than "
+                            f"{DISK_RESERVE >> 30} GB left); upload fewer or smaller files")
+            break
         except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError, NotImplementedError) as exc:
             reason = "the archive is truncated" if isinstance(exc, EOFError) else (
                 f"not a valid {'zip' if shown.lower().endswith('.zip') else 'tar'} archive ({exc})")
@@ -217,10 +221,26 @@ def _skipped(member: str) -> bool:
     return not parts or "__MACOSX" in parts or parts[-1].startswith(".")
 
 
+#: unpacking stops before the disk holding the uploads has less than this free (an archive that would fill it)
+DISK_RESERVE = 1 << 30
+
+
+class _DiskFull(Exception):
+    pass
+
+
 def _copy_out(source, directory: Path, member: str, taken: set[str]) -> Path:
+    """The member streamed to a fresh flat name in ``directory``, checking the free disk as it grows."""
     target = directory / safe_name(PurePosixPath(member).name, taken)
     with open(target, "xb") as handle:
-        shutil.copyfileobj(source, handle, _CHUNK)
+        written = 0
+        while chunk := source.read(_CHUNK):
+            handle.write(chunk)
+            written += len(chunk)
+            if written % (64 * _CHUNK) < _CHUNK and shutil.disk_usage(directory).free < DISK_RESERVE:
+                raise _DiskFull
+    if shutil.disk_usage(directory).free < DISK_RESERVE:
+        raise _DiskFull
     return target
 
 

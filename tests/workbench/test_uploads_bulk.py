@@ -88,11 +88,14 @@ def test_the_upload_page_states_the_limit_and_an_upload_over_it_gets_a_plain_pag
     assert "at most <strong>5</strong> files in one upload" in page and ".tar.gz" in page
     assert 'data-max-files="5"' in page and "workbench/upload.js" in page
     files = [SimpleUploadedFile(f"r{i}.run", _run(f"r{i}").encode()) for i in range(6)]
+    spool = Path(settings.FILE_UPLOAD_TEMP_DIR)
+    before = set(spool.iterdir())
     response = _upload(org_client, "runs", files)
     text = response.content.decode()
     assert response.status_code == 400
     assert "more than 5 files, the most one upload may carry" in text and "Traceback" not in text
     assert not Job.objects.exists() and not track.runs.exists()
+    assert set(spool.iterdir()) <= before  # the files received before the refusal are not kept
 
 
 def _zip(members: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
@@ -154,6 +157,15 @@ def test_links_and_broken_archives_are_refused_by_member_name_and_nothing_is_imp
     assert "empty.tar: the archive holds no files" in problems
     assert not track.runs.exists() and _leftovers(var_dir) == []
     assert not any("/uploads/" in p for p in problems)
+
+
+def test_an_archive_that_would_fill_the_disk_is_refused_and_removed(org_client, track, var_dir, monkeypatch):
+    from workbench import uploads
+
+    monkeypatch.setattr(uploads, "DISK_RESERVE", 1 << 62)  # "less than this free": any disk is full
+    job = _job(_upload(org_client, "runs", [SimpleUploadedFile("runs.zip", _zip({"a.run": _run("a").encode()}))]))
+    assert job.status == "failed" and job.error.startswith("runs.zip: unpacking it would fill the server's disk")
+    assert _leftovers(var_dir) == []
 
 
 def test_a_bad_line_inside_an_archive_is_named_archive_member_and_line(org_client, track):
