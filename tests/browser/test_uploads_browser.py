@@ -72,6 +72,10 @@ def test_runs_an_archive_and_a_manifest_go_up_with_a_progress_bar_then_the_job_p
 
     # the runs page: beta ticked, moved to team uni-a with priority 3
     page.goto(f"{live_server.url}/console/robust/runs/")
+    page.get_by_role("button", name="Tick every run on this page").click()
+    expect(page.get_by_label("Select run gamma")).to_be_checked()
+    page.get_by_role("button", name="Clear the ticks on this page").click()
+    expect(page.get_by_label("Select run gamma")).not_to_be_checked()
     page.get_by_label("Select run beta").check()
     page.get_by_label("Team").fill("uni-a")
     page.get_by_label("Priority").fill("3")
