@@ -1,5 +1,6 @@
 """The organizer's console: create and edit a collection, upload its files (each upload a background
-job), follow the jobs, and read any document with its topic. Server-rendered; works without JavaScript.
+job; runs with a manifest of their teams), change the runs' teams and priorities in bulk, follow the jobs,
+and read any document with its topic. Server-rendered; works without JavaScript.
 People and roles are in :mod:`workbench.people_views`; pools, assignments and results in the apps above."""
 
 from __future__ import annotations

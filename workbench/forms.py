@@ -131,6 +131,12 @@ class RunsBulkForm(forms.Form):
         self.fields["runs"].queryset = collection.runs.all()
         self.fields["runs"].error_messages["invalid_choice"] = "Run %(value)s is not a run of this collection."
 
+    def clean_run_type(self) -> str:
+        value = self.cleaned_data["run_type"].strip()
+        if any(ch.isspace() for ch in value):
+            raise ValidationError("One word, e.g. automatic or manual.")
+        return value
+
     def values(self) -> dict:
         """What to set, for :func:`workbench.services.runs_update`."""
         data = self.cleaned_data

@@ -70,6 +70,8 @@ def test_nothing_to_set_or_nothing_ticked_or_a_foreign_run_is_refused_with_a_rea
     assert response.status_code == 400 and "is not a run of this collection" in response.content.decode()
     response = org_client.post(URL, {"scope": "selected", "runs": ["nonsense"], "team": "x", "pool_priority": "0"})
     assert response.status_code == 400
+    response = org_client.post(URL, {"scope": "all", "run_type": "two words"})
+    assert response.status_code == 400 and "One word, e.g. automatic or manual." in response.content.decode()
     foreign.refresh_from_db()
     assert foreign.team == "" and not track.runs.exclude(team="").exists()
 
