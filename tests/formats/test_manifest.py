@@ -54,6 +54,13 @@ def test_a_header_without_tag_or_with_an_unknown_column_is_refused_at_line_1():
     assert _problems("tag,team\n") == ["manifest.csv:2: no runs: one line per run after the header row"]
 
 
+def test_a_spreadsheet_instead_of_a_csv_file_is_named_as_such():
+    with pytest.raises(FormatError) as refused:
+        read_manifest(io.BytesIO(b"PK\x03\x04\x14\x00\x06\x00 xl/workbook.xml"), name="teams.xlsx")
+    assert refused.value.problems == [
+        "teams.xlsx:1: not a CSV or TSV text file (a spreadsheet? save it as CSV, UTF-8)"]
+
+
 def test_an_ir_metadata_header_declares_team_type_and_description():
     assert header_fields({"ir_metadata": {"actor": {"team": "uni-a"}, "method": {"automatic": False},
                                           "research goal": {"description": " dense retrieval "}}}) == {

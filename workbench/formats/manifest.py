@@ -101,6 +101,9 @@ def read_manifest(source: Source, *, name: str | None = None, max_problems: int 
             problems.add(1, "the manifest is empty: a header row (tag,team,contributes,priority,type,"
                             "description) and one line per run")
             problems.raise_if_any()
+        if first.startswith("PK\x03\x04") or "\x00" in first or "\ufffd" in first:
+            problems.add(1, "not a CSV or TSV text file (a spreadsheet? save it as CSV, UTF-8)")
+            problems.raise_if_any()
         delimiter = "\t" if "\t" in first else ","
         header = _header(next(csv.reader([first], delimiter=delimiter)), problems)
         problems.raise_if_any()
