@@ -202,8 +202,12 @@ def _unpack_all(staged: Staged) -> None:
                             f"{DISK_RESERVE >> 30} GB left); upload fewer or smaller files")
             break
         except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError, NotImplementedError) as exc:
-            reason = "the archive is truncated" if isinstance(exc, EOFError) else (
-                f"not a valid {'zip' if shown.lower().endswith('.zip') else 'tar'} archive ({exc})")
+            if isinstance(exc, EOFError):
+                reason = "the archive is truncated"
+            elif isinstance(exc, OSError) and exc.errno is not None:  # the server's disk, not the archive
+                reason = f"unpacking it failed on the server ({exc.strerror})"
+            else:
+                reason = f"not a valid {'zip' if shown.lower().endswith('.zip') else 'tar'} archive ({exc})"
             problems.append(f"{shown}: cannot read: {reason}")
             continue
         if not found and not any(p.startswith(f"{shown}:") for p in problems):
@@ -233,12 +237,14 @@ def _copy_out(source, directory: Path, member: str, taken: set[str]) -> Path:
     """The member streamed to a fresh flat name in ``directory``, checking the free disk as it grows."""
     target = directory / safe_name(PurePosixPath(member).name, taken)
     with open(target, "xb") as handle:
-        written = 0
+        unchecked = 0
         while chunk := source.read(_CHUNK):
             handle.write(chunk)
-            written += len(chunk)
-            if written % (64 * _CHUNK) < _CHUNK and shutil.disk_usage(directory).free < DISK_RESERVE:
-                raise _DiskFull
+            unchecked += len(chunk)
+            if unchecked >= 64 * _CHUNK:
+                unchecked = 0
+                if shutil.disk_usage(directory).free < DISK_RESERVE:
+                    raise _DiskFull
     if shutil.disk_usage(directory).free < DISK_RESERVE:
         raise _DiskFull
     return target

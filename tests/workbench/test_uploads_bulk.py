@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import tarfile
 import zipfile
 from pathlib import Path
@@ -142,12 +143,17 @@ def test_archives_and_plain_files_mix_in_one_upload_with_folders_flattened(org_c
     assert _leftovers(var_dir) == []
 
 
+def _cut(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
 def test_links_and_broken_archives_are_refused_by_member_name_and_nothing_is_imported(org_client, track, var_dir):
     files = [SimpleUploadedFile("runs.zip", _zip({"alpha.run": _run("alpha").encode()},
                                                   links={"evil.run": "/etc/passwd"})),
              SimpleUploadedFile("t.tar.gz", _tar({"beta.run": _run("beta").encode()}, symlinks={"x.run": "/etc"})),
              SimpleUploadedFile("broken.zip", b"PK\x03\x04 not really a zip"),
-             SimpleUploadedFile("empty.tar", _tar({}, mode="w"))]
+             SimpleUploadedFile("empty.tar", _tar({}, mode="w")),
+             SimpleUploadedFile("cut.tar.gz", _cut(_tar({"c.run": os.urandom(50_000).hex().encode()})))]
     job = _job(_upload(org_client, "runs", files))
     assert job.status == "failed"
     problems = job.result["problems"]
@@ -155,6 +161,7 @@ def test_links_and_broken_archives_are_refused_by_member_name_and_nothing_is_imp
     assert "t.tar.gz:x.run: a link, not a file (links are not followed)" in problems
     assert any(p.startswith("broken.zip: cannot read: not a valid zip archive") for p in problems)
     assert "empty.tar: the archive holds no files" in problems
+    assert "cut.tar.gz: cannot read: not a valid tar archive (unexpected end of data)" in problems
     assert not track.runs.exists() and _leftovers(var_dir) == []
     assert not any("/uploads/" in p for p in problems)
 
