@@ -125,8 +125,10 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     manifest = form.cleaned_data.get("manifest") if "manifest" in kind.options else None
     directory = uploads.stage(form.cleaned_data["files"], manifest=manifest)
     names = [f.name for f in form.cleaned_data["files"]]
+    shown = names if len(names) <= 10 else f"{len(names)} files ({', '.join(names[:3])}, …, {names[-1]})"
     job = jobs.job_start(kind.task, kind=f"{kind.label.split(' (')[0].lower()} import", user=request.user,
-                         collection=collection, params={"directory": str(directory), "files": names,
+                         collection=collection, params={"directory": str(directory), "files": shown,
+                                                        **({"manifest": manifest.name} if manifest else {}),
                                                         **_upload_params(kind, form.cleaned_data)})
     return redirect("job", job_id=job.pk)
 

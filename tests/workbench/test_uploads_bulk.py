@@ -80,6 +80,8 @@ def test_more_than_100_run_files_arrive_in_one_upload(org_client, track, var_dir
     job = _job(_upload(org_client, "runs", files, contributes="on", team="lab"))
     assert job.status == "done", job.error
     assert track.runs.count() == 120 and set(track.runs.values_list("team", flat=True)) == {"lab"}
+    page = org_client.get(reverse("job", args=[job.pk])).content.decode()
+    assert "files: 120 files (r000.run, r001.run, r002.run, …, r119.run)" in page
     assert _leftovers(var_dir) == []
 
 
@@ -207,6 +209,7 @@ def test_a_manifest_gives_each_run_its_team_contribution_priority_and_type(org_c
     }
     assert "run a1: 6 lines on 2 topics (contributes to the pool); team uni-a, priority 1, automatic" in (
         job.result["lines"])
+    assert "manifest: manifest.csv" in org_client.get(reverse("job", args=[job.pk])).content.decode()
     # team-based pooling now has teams to work with: one run per team, the best priority, contributing runs only
     from pooling.services import pool_build
 
