@@ -17,5 +17,6 @@ urlpatterns = [
     path("<slug:slug>/", console_views.console, name="console"),
     path("<slug:slug>/edit/", console_views.collection_edit, name="collection_edit"),
     path("<slug:slug>/upload/", console_views.upload, name="upload"),
+    path("<slug:slug>/runs/", console_views.runs, name="runs"),
     path("<slug:slug>/document/", console_views.document, name="document"),
 ]

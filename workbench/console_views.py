@@ -1,5 +1,6 @@
 """The organizer's console: create and edit a collection, upload its files (each upload a background
-job), follow the jobs, and read any document with its topic. Server-rendered; works without JavaScript.
+job; runs with a manifest of their teams), change the runs' teams and priorities in bulk, follow the jobs,
+and read any document with its topic. Server-rendered; works without JavaScript.
 People and roles are in :mod:`workbench.people_views`; pools, assignments and results in the apps above."""
 
 from __future__ import annotations
@@ -10,11 +11,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django_tables2 import RequestConfig
 
-from workbench import jobs, uploads
+from workbench import jobs, services, uploads
 from workbench.access import organizer_required
-from workbench.forms import CollectionForm, GradeFormSet, UploadForm
+from workbench.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
 from workbench.models import Collection, Job
-from workbench.tables import JobTable, RunTable
+from workbench.tables import JobTable, RunSelectTable, RunTable
 
 _DEFAULT_SCALE = [{"grade": 0, "label": "Not relevant", "description": ""},
                   {"grade": 1, "label": "Relevant", "description": ""}]
@@ -88,13 +89,16 @@ def _upload_forms(kind_errors: tuple[str, UploadForm] | None = None) -> list[dic
     for kind in uploads.KINDS.values():
         form = kind_errors[1] if kind_errors and kind_errors[0] == kind.name else UploadForm(prefix=kind.name)
         form.fields["files"].widget.attrs["multiple"] = kind.multiple
+        if kind.archives:
+            form.fields["files"].help_text = ("Plain text or .gz, or archives (" + ", ".join(uploads.ARCHIVE_SUFFIXES)
+                                              + ") of such files; large files are streamed to disk.")
         forms.append({"kind": kind, "form": form,
                       "options": [form[name] for name in kind.options]})
     return forms
 
 
 def _upload_params(kind: uploads.UploadKind, data: dict) -> dict:
-    params = {name: data.get(name) for name in kind.options}
+    params = {name: data.get(name) for name in kind.options if name != "manifest"}  # the manifest is staged
     if "contributes" in kind.options:
         params["contributes"] = bool(data.get("contributes"))
     return params
@@ -104,9 +108,10 @@ def _upload_params(kind: uploads.UploadKind, data: dict) -> dict:
 def upload(request: HttpRequest, slug: str) -> HttpResponse:
     """Upload topics, documents, runs or qrels: the files go to disk and a job imports them, all or none."""
     collection = get_object_or_404(Collection, slug=slug)
+    limits = {"max_files": uploads.max_files(), "archives": uploads.ARCHIVE_SUFFIXES}
     if request.method != "POST":
         return render(request, "workbench/console/upload.html",
-                      {"collection": collection, "uploads": _upload_forms()})
+                      {"collection": collection, "uploads": _upload_forms(), **limits})
     kind = uploads.KINDS.get(request.POST.get("kind", ""))
     if kind is None:
         messages.error(request, "Choose what you upload: " + ", ".join(k.label for k in uploads.KINDS.values()))
@@ -116,13 +121,35 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error("files", f"{kind.label}: one file at a time.")
     if not form.is_valid():
         return render(request, "workbench/console/upload.html",
-                      {"collection": collection, "uploads": _upload_forms((kind.name, form))}, status=400)
-    directory = uploads.stage(form.cleaned_data["files"])
+                      {"collection": collection, "uploads": _upload_forms((kind.name, form)), **limits}, status=400)
+    manifest = form.cleaned_data.get("manifest") if "manifest" in kind.options else None
+    directory = uploads.stage(form.cleaned_data["files"], manifest=manifest)
     names = [f.name for f in form.cleaned_data["files"]]
+    shown = names if len(names) <= 10 else f"{len(names)} files ({', '.join(names[:3])}, …, {names[-1]})"
     job = jobs.job_start(kind.task, kind=f"{kind.label.split(' (')[0].lower()} import", user=request.user,
-                         collection=collection, params={"directory": str(directory), "files": names,
+                         collection=collection, params={"directory": str(directory), "files": shown,
+                                                        **({"manifest": manifest.name} if manifest else {}),
                                                         **_upload_params(kind, form.cleaned_data)})
     return redirect("job", job_id=job.pk)
+
+
+@organizer_required
+def runs(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every run of the collection with its team, contribution, priority and type; the organizer changes
+    them for many runs at once (the ticked runs, or every run)."""
+    collection = get_object_or_404(Collection, slug=slug)
+    form = RunsBulkForm(request.POST if request.method == "POST" else None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        chosen = (collection.runs.all() if form.cleaned_data["scope"] == "all" else form.cleaned_data["runs"])
+        count = services.runs_update(collection=collection, run_ids=[run.pk for run in chosen], **form.values())
+        messages.success(request, f"{count} run{'s' if count != 1 else ''} updated.")
+        return redirect(request.get_full_path())
+    table = RunSelectTable(collection.runs.all(), prefix="r-")
+    RequestConfig(request, paginate={"per_page": 100}).configure(table)
+    teams = collection.runs.exclude(team="").values("team").distinct().count()
+    return render(request, "workbench/console/runs.html", {
+        "collection": collection, "form": form, "runs": table, "teams": teams,
+        "count": collection.runs.count()}, status=400 if request.method == "POST" else 200)
 
 
 @organizer_required

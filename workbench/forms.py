@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
-from workbench.models import Collection, slug_validator, validate_scale
+from workbench.models import Collection, Run, slug_validator, validate_scale
 from workbench.people import ROLE_LABELS
 
 
@@ -90,6 +90,11 @@ class UploadForm(forms.Form):
     """One kind of upload: its files and the options that kind takes (the view shows only those)."""
 
     files = MultipleFileField(help_text="Plain text or .gz; large files are streamed to disk.")
+    manifest = forms.FileField(
+        required=False, label="Manifest",
+        help_text="Optional CSV or TSV file with a header row: tag, then any of team, contributes (yes/no), priority, "
+                  "type, description; one line per run, matched by run tag. Where it says nothing, the run file's "
+                  "ir_metadata header and then the values below apply.")
     replace = forms.BooleanField(required=False, help_text="Update what is already there instead of refusing.")
     contributes = forms.BooleanField(required=False, initial=True,
                                      help_text="The runs contribute documents to the pool.")
@@ -111,3 +116,48 @@ class InviteForm(forms.Form):
 class RolesForm(forms.Form):
     roles = forms.MultipleChoiceField(choices=list(ROLE_LABELS.items()), widget=forms.CheckboxSelectMultiple,
                                       required=False)
+
+
+class RunsBulkForm(forms.Form):
+    """Set team, contribution, priority and/or type on many runs at once (an empty field: unchanged)."""
+
+    SCOPES = [("selected", "the runs ticked below"), ("all", "every run of the collection")]
+    CONTRIBUTES = [("", "unchanged"), ("yes", "yes: contributes to pools"), ("no", "no: does not contribute")]
+
+    runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False,
+                                          widget=forms.MultipleHiddenInput)
+    scope = forms.ChoiceField(choices=SCOPES, initial="selected", widget=forms.RadioSelect, label="Apply to")
+    team = forms.CharField(max_length=200, required=False, help_text="Empty: unchanged.")
+    contributes = forms.ChoiceField(choices=CONTRIBUTES, required=False)
+    pool_priority = forms.IntegerField(min_value=1, required=False, label="Priority",
+                                       help_text="1 is pooled first. Empty: unchanged.")
+    run_type = forms.CharField(max_length=32, required=False, label="Type",
+                               help_text="e.g. automatic, manual. Empty: unchanged.")
+
+    def __init__(self, *args, collection: Collection, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["runs"].queryset = collection.runs.all()
+        self.fields["runs"].error_messages["invalid_choice"] = "Run %(value)s is not a run of this collection."
+
+    def clean_run_type(self) -> str:
+        value = self.cleaned_data["run_type"].strip()
+        if any(ch.isspace() for ch in value):
+            raise ValidationError("One word, e.g. automatic or manual.")
+        return value
+
+    def values(self) -> dict:
+        """What to set, for :func:`workbench.services.runs_update`."""
+        data = self.cleaned_data
+        return {"team": data["team"].strip() or None,
+                "contributes": {"yes": True, "no": False}.get(data["contributes"]),
+                "pool_priority": data["pool_priority"], "run_type": data["run_type"].strip().lower() or None}
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if not any(v is not None for v in self.values().values()):
+            raise ValidationError("Give a team, a contribution, a priority or a type to set.")
+        if data["scope"] == "selected" and not data["runs"]:
+            raise ValidationError("Tick the runs to change (or apply to every run of the collection).")
+        return data

@@ -6,11 +6,12 @@ transaction: a failed import leaves nothing behind.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from django.db import transaction
 from workbench import runstore
 from workbench.bulk import insert_columns
 from workbench.formats import FormatError, iter_documents, read_run, read_topics
+from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Document, Run, RunData, Topic, validate_scale
 
 
@@ -215,6 +217,13 @@ class RunSpec:
     description: str = ""
     contributes: bool = True
     pool_priority: int = 1
+    run_type: str = ""
+    #: the file's name as the user gave it (messages and ``Run.source_file``); default: the source's
+    name: str = ""
+
+    @property
+    def shown(self) -> str:
+        return self.name or str(self.source)
 
 
 @dataclass(frozen=True)
@@ -239,7 +248,7 @@ def _parsed_runs(collection: Collection, specs: list[RunSpec], max_problems: int
     parsed, problems = [], []
     for spec in specs:
         try:
-            parsed.append((spec, read_run(spec.source, max_depth=collection.max_depth,
+            parsed.append((spec, read_run(spec.source, name=spec.name or None, max_depth=collection.max_depth,
                                           known_qids=known_qids, max_problems=max_problems)))
         except FormatError as exc:
             problems.extend(exc.problems)
@@ -258,32 +267,65 @@ def _store_run(collection: Collection, spec: RunSpec, run_file, blob: bytes) -> 
     frame = run_file.frame
     run = Run.objects.create(
         collection=collection, tag=run_file.tag, team=spec.team, description=spec.description,
-        source_file=Path(str(spec.source)).name, contributes=spec.contributes,
-        pool_priority=spec.pool_priority, num_topics=int(frame["qid"].nunique()), num_entries=len(frame),
+        source_file=(spec.name or Path(str(spec.source)).name)[:500], contributes=spec.contributes,
+        pool_priority=spec.pool_priority, run_type=spec.run_type, num_topics=int(frame["qid"].nunique()), num_entries=len(frame),
         sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "")
     RunData.objects.create(run=run, table=blob)
     return run
 
 
+def _resolved(spec: RunSpec, run_file, entry: ManifestEntry | None) -> RunSpec:
+    """The run's metadata: the manifest's line first, then the file's ir_metadata header, then the
+    upload's defaults (``spec``)."""
+    header = header_fields(run_file.metadata)
+    chosen = {name: header.get(name, getattr(spec, name)) for name in ("team", "run_type", "description")}
+    if entry is not None:
+        for name, value in (("team", entry.team), ("run_type", entry.type), ("description", entry.description)):
+            if value is not None:
+                chosen[name] = value
+    contributes = spec.contributes if entry is None or entry.contributes is None else entry.contributes
+    priority = spec.pool_priority if entry is None or entry.priority is None else entry.priority
+    return dataclasses.replace(spec, contributes=contributes, pool_priority=priority, **chosen)
+
+
+def _check_manifest(manifest: Mapping[str, ManifestEntry], manifest_name: str, tags: list[str]) -> None:
+    uploaded = set(tags)
+    unknown = [entry for tag, entry in manifest.items() if tag not in uploaded]
+    if unknown:
+        shown = ", ".join(sorted(uploaded)[:10]) + (" …" if len(uploaded) > 10 else "")
+        raise ImportRefused([f"{manifest_name}:{e.line}: run tag {e.tag!r} is not among the uploaded runs "
+                             f"({shown})" for e in sorted(unknown, key=lambda e: e.line)])
+
+
 def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
                 max_problems: int = 20, progress: Callable[[int], None] | None = None,
-                accept: Callable[[list], None] | None = None) -> list[ImportedRun]:
+                accept: Callable[[list], None] | None = None,
+                manifest: Mapping[str, ManifestEntry] | None = None,
+                manifest_name: str = "manifest") -> list[ImportedRun]:
     """Validate every run file like a submission checker, then store them all or none.
 
     Files are read, checked and encoded before the transaction that stores them begins, so the
     database is locked only while the runs are written. ``accept`` sees the checked run files first and
     may refuse them (:class:`ImportRefused`). ``progress`` is called with 1 after each file
-    is validated and after each run is stored."""
+    is validated and after each run is stored.
+
+    A run's team, type and description come from its line in ``manifest`` (by run tag; see
+    :mod:`workbench.formats.manifest`), else from its file's ir_metadata header, else from its spec;
+    contribution and priority from the manifest, else the spec. A manifest line naming a run not
+    uploaded refuses the whole import (``manifest.csv:LINE: ...``)."""
     parsed = _parsed_runs(collection, list(specs), max_problems, progress)
     if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
         accept([run_file for _, run_file in parsed])
-    blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
     tags = [run_file.tag for _, run_file in parsed]
+    if manifest is not None:
+        _check_manifest(manifest, manifest_name, tags)
+    parsed = [(_resolved(spec, run_file, (manifest or {}).get(run_file.tag)), run_file) for spec, run_file in parsed]
+    blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
     imported = []
     with transaction.atomic():
         existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         if existing and not replace:
-            raise ImportRefused([f"{spec.source}: run {rf.tag!r} is already in collection {collection.slug!r} "
+            raise ImportRefused([f"{spec.shown}: run {rf.tag!r} is already in collection {collection.slug!r} "
                                  "(use --replace to replace it)" for spec, rf in parsed if rf.tag in existing])
         collection.runs.filter(tag__in=existing).delete()
         for (spec, run_file), blob in zip(parsed, blobs, strict=True):
@@ -308,3 +350,25 @@ def run_update(*, run: Run, contributes: bool | None = None, pool_priority: int 
     run.full_clean()
     run.save()
     return run
+
+
+#: what :func:`runs_update` may set on many runs at once
+BULK_RUN_FIELDS = ("team", "contributes", "pool_priority", "run_type")
+
+
+@transaction.atomic
+def runs_update(*, collection: Collection, run_ids: Iterable[int], **values) -> int:
+    """Set team, contributes, pool_priority and/or run_type (``None``: unchanged) on the collection's runs
+    ``run_ids`` at once; the number of runs updated. Runs of other collections are never touched."""
+    unknown = set(values) - set(BULK_RUN_FIELDS)
+    if unknown:
+        raise ValueError(f"runs_update cannot set {', '.join(sorted(unknown))}")
+    changes = {name: value for name, value in values.items() if value is not None}
+    if "pool_priority" in changes and int(changes["pool_priority"]) < 1:
+        raise ValidationError("priority must be 1 or more")
+    if "team" in changes and len(changes["team"]) > Run._meta.get_field("team").max_length:
+        raise ValidationError("team names are at most 200 characters")
+    runs = collection.runs.filter(pk__in=list(run_ids))
+    if not changes:
+        return 0
+    return runs.update(**changes)

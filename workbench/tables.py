@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_tables2 as tables
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from workbench.models import Job, Run
@@ -38,15 +39,32 @@ class RunTable(tables.Table):
     team = tables.Column()
     contributes = tables.BooleanColumn(verbose_name="Contributes")
     pool_priority = tables.Column(verbose_name="Priority")
+    run_type = tables.Column(verbose_name="Type")
     num_topics = tables.Column(verbose_name="Topics")
     num_entries = tables.Column(verbose_name="Lines")
     imported_at = tables.DateTimeColumn(verbose_name="Imported", format="Y-m-d H:i")
 
     class Meta:
         model = Run
-        fields = ("tag", "team", "contributes", "pool_priority", "num_topics", "num_entries", "imported_at")
+        fields = ("tag", "team", "contributes", "pool_priority", "run_type", "num_topics", "num_entries",
+                  "imported_at")
         attrs = {"class": "data"}
         empty_text = "No run yet: upload the participants' runs."
+
+
+class RunSelectTable(RunTable):
+    """The runs page: a checkbox per run, to change many runs at once."""
+
+    select = tables.Column(accessor="pk", orderable=False, verbose_name="Select")
+    source_file = tables.Column(verbose_name="File")
+
+    class Meta(RunTable.Meta):
+        sequence = ("select", "tag", "team", "contributes", "pool_priority", "run_type", "...")
+        fields = (*RunTable.Meta.fields, "source_file")
+
+    def render_select(self, value, record):
+        return format_html('<input type="checkbox" name="runs" value="{}" form="runs-bulk" aria-label="{}">',
+                           value, f"Select run {record.tag}")
 
 
 class PeopleTable(tables.Table):

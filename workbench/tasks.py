@@ -11,17 +11,27 @@ from pathlib import Path
 from django_tasks import task
 
 from workbench import jobs, uploads
+from workbench.formats import FormatError
+from workbench.formats.manifest import read_manifest
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
 
 @contextlib.contextmanager
-def staged(progress: jobs.Progress) -> Iterator[list[Path]]:
-    """The job's uploaded files; problems name them as the user did; the files are removed afterwards."""
-    directory = progress.job.params["directory"]
+def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploads.Staged]:
+    """The job's uploaded files (archives unpacked with ``archives``); every problem names them as the user
+    did (``BERT.gz:54``, ``runs.tar.gz:alpha.run:12``), never by their staged path; the files are removed
+    when the job ends, whether it succeeds or fails."""
+    directory = Path(progress.job.params["directory"])
+    files = uploads.Staged(directory, [], {})
     try:
-        yield uploads.staged_files(directory)
-    except ImportRefused as exc:
-        raise uploads.relative_problems(exc, directory) from None
+        if archives:
+            progress.step("unpacking the archives, if any")
+        files = uploads.open_staged(directory, archives=archives)
+        yield files
+    except (ImportRefused, FormatError) as exc:
+        raise files.refused(exc) from None
+    except OSError as exc:  # a disk error names the staged path: the user's name instead
+        raise files.refused(exc) from exc
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -36,15 +46,15 @@ def import_topics(job_id: int) -> None:
         job = progress.job
         lines = []
         for path in files:
-            progress.step(f"reading {path.name}")
+            progress.step(f"reading {files.name(path)}")
             summary = topics_import(collection=job.collection, source=path, replace=job.params.get("replace", False))
-            lines.append(f"{path.name}: {_line(summary, 'topics')}")
+            lines.append(f"{files.name(path)}: {_line(summary, 'topics')}")
         progress.finish(lines=lines)
 
 
 @task()
 def import_documents(job_id: int) -> None:
-    with jobs.running(job_id) as progress, staged(progress) as files:
+    with jobs.running(job_id) as progress, staged(progress, archives=True) as files:
         job = progress.job
         read = 0
 
@@ -54,41 +64,61 @@ def import_documents(job_id: int) -> None:
             progress.step(f"read and checked {read:,} documents", done=read)
 
         progress.step(f"reading {len(files)} file(s)")
-        summary = documents_import(collection=job.collection, sources=files,
+        summary = documents_import(collection=job.collection, sources=list(files),
                                    replace=job.params.get("replace", False), progress=advance)
         progress.finish(lines=[_line(summary, "documents")])
 
 
+def _manifest(files: uploads.Staged) -> tuple[dict | None, str]:
+    if files.manifest is None:
+        return None, "manifest"
+    name = files.name(files.manifest)
+    try:
+        return read_manifest(files.manifest, name=name), name
+    except FormatError as exc:
+        raise ImportRefused(exc.problems) from None
+
+
+def _run_line(imported) -> str:
+    run = imported.run
+    said = [f"team {run.team}" if run.team else "no team", f"priority {run.pool_priority}"]
+    if run.run_type:
+        said.append(run.run_type)
+    return (f"run {run.tag}: {run.num_entries:,} lines on {run.num_topics} topics ("
+            + ("contributes to the pool" if run.contributes else "does not contribute") + f"); {', '.join(said)}")
+
+
 @task()
 def import_runs(job_id: int) -> None:
-    with jobs.running(job_id) as progress, staged(progress) as files:
+    with jobs.running(job_id) as progress, staged(progress, archives=True) as files:
         job, params = progress.job, progress.job.params
-        specs = [RunSpec(source=path, team=params.get("team", ""), description=params.get("description", ""),
-                         contributes=params.get("contributes", True), pool_priority=params.get("pool_priority") or 1)
+        manifest, manifest_name = _manifest(files)
+        specs = [RunSpec(source=path, name=files.name(path), team=params.get("team") or "",
+                         description=params.get("description") or "", contributes=params.get("contributes", True),
+                         pool_priority=params.get("pool_priority") or 1)
                  for path in files]
-        progress.step("checking the run files", done=0, total=2 * len(specs))
+        progress.step(f"checking {len(specs)} run files", done=0, total=2 * len(specs))
         done = 0
 
         def advance(n: int) -> None:
             nonlocal done
             done += n
-            progress.step("checking the run files" if done <= len(specs) else "storing the runs", done=done)
+            progress.step(f"checking {len(specs)} run files" if done <= len(specs) else "storing the runs",
+                          done=done)
 
         imported = runs_import(collection=job.collection, specs=specs, replace=params.get("replace", False),
-                               max_problems=1000, progress=advance)
-        lines = [f"run {i.run.tag}: {i.run.num_entries:,} lines on {i.run.num_topics} topics"
-                 + (" (contributes to the pool)" if i.run.contributes else " (does not contribute)") for i in imported]
-        warnings = [w for i in imported for w in i.warnings]
-        progress.finish(lines=lines, warnings=warnings[:1000])
+                               max_problems=1000, progress=advance, manifest=manifest, manifest_name=manifest_name)
+        warnings = [files.rename(w) for i in imported for w in i.warnings]
+        progress.finish(lines=[_run_line(i) for i in imported], warnings=warnings[:1000])
 
 
 uploads.register(uploads.UploadKind(
     "topics", "Topics", import_topics, options=("replace",),
     help="TREC SGML (<top>), XML, TSV or JSONL topics."))
 uploads.register(uploads.UploadKind(
-    "documents", "Documents", import_documents, multiple=True, options=("replace",),
+    "documents", "Documents", import_documents, multiple=True, options=("replace",), archives=True,
     help="TREC SGML (<DOC>), JSONL or TSV; several files at once, plain or .gz."))
 uploads.register(uploads.UploadKind(
-    "runs", "Runs", import_runs, multiple=True,
-    options=("contributes", "team", "pool_priority", "description", "replace"),
+    "runs", "Runs", import_runs, multiple=True, archives=True,
+    options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),
     help="TREC run files (qid Q0 docno rank score tag); several at once; all or none are imported."))

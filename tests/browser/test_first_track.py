@@ -58,7 +58,7 @@ def _finished_job(page, artifacts, name: str) -> str:
 def _upload(page, url, kind: str, paths, **checks) -> None:
     page.goto(f"{url}#{kind}")
     form = page.locator(f"form#{kind}")
-    form.locator("input[type=file]").set_input_files([str(p) for p in paths])
+    form.locator("input[type=file][name$='-files']").set_input_files([str(p) for p in paths])  # (runs also take a manifest)
     for label, value in checks.items():
         field = form.get_by_label(re.compile(f"^{label.replace('_', ' ').capitalize()}:?$"))
         field.fill(value) if isinstance(value, str) else field.set_checked(value)
