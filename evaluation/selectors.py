@@ -16,7 +16,7 @@ import pandas as pd
 
 from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import pairwise_t
-from evaluation.engine.significance import TESTS, pairwise_tests
+from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.leaderboard import (
     CI_METHOD,
     Leaderboard,
@@ -144,6 +144,10 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
     statistic, p_value, p_adjusted, significant, effect_size (Cohen's d_z), ci_low, ci_high (95% interval
     of the mean difference: Student's t for ``test="t"``, else the engine's BCa bootstrap)."""
     name = _one_name(measure)
+    try:
+        test, correction = TEST_CHOICES.parse(test), CORRECTION_CHOICES.parse(correction)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
     snap = snapshot.snapshot(collection)
     key = (snap.version, "significance", name, test, correction, None if tags is None else tuple(tags),
            policy_key(qrels_policy, assessor), alpha)
@@ -164,8 +168,6 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
             out["p_adjusted"] = adjust(pairs["p_value"], correction)
             out["effect_size"], out["ci_low"], out["ci_high"] = pairs["effect_size"], pairs["ci_low"], pairs["ci_high"]
         else:
-            if test not in TESTS:
-                raise EvaluationError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
             results = pairwise_tests(matrix, test=test, correction=correction, n_resamples=2000)
             out = pd.DataFrame([r.__dict__ for r in results]).drop(columns=["test", "n"])
         out.insert(out.columns.get_loc("p_adjusted") + 1, "significant", out["p_adjusted"] < alpha)

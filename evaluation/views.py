@@ -14,21 +14,21 @@ from django_tables2.export import TableExport
 from evaluation import plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
-from evaluation.engine.significance import CORRECTIONS, TESTS
+from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
-from judging.qrels import QRELS_POLICIES, qrels
+from judging.qrels import POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench import jobs
+from workbench.formats.vocabulary import UnknownChoice
 from workbench.models import Collection, Job
 from workbench.selectors import is_organizer
 
-TEST_NAMES = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign", "randomization": "randomisation"}
-CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "none": "no"}
+TOPIC_SCOPES = ("complete", "all")
 
 
 @results_view()
@@ -58,7 +58,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
 def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/downloads.html", {"collection": collection,
                                                          "assessors": selectors.assessor_names(collection),
-                                                         "policies": QRELS_POLICIES})
+                                                         "policies": POLICIES})
 
 
 def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
@@ -78,9 +78,10 @@ def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpR
 
 @results_view()
 def download_qrels(request: HttpRequest, collection: Collection) -> HttpResponse:
-    policy = request.GET.get("policy", "adjudicated")
-    if policy not in QRELS_POLICIES:
-        return HttpResponse(f"unknown policy {policy!r}", status=400, content_type="text/plain")
+    try:
+        policy = POLICIES.parse(request.GET.get("policy"), default=POLICIES.default)
+    except UnknownChoice as exc:
+        return _error_page(request, collection, str(exc))
     assessor = request.GET.get("assessor") or None
     binary = request.GET.get("binary") == "1"
     text = release.qrels_text(collection, policy=policy, assessor=assessor, binary=binary)
@@ -107,10 +108,10 @@ def download_release(request: HttpRequest, collection: Collection) -> HttpRespon
     is never built inside a request."""
     if request.method != "POST":
         return redirect("evaluation:downloads", slug=collection.slug)
-    policy = request.POST.get("policy", "adjudicated")
-    if policy not in QRELS_POLICIES:
-        return HttpResponse(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})", status=400,
-                            content_type="text/plain; charset=utf-8")
+    try:
+        policy = POLICIES.parse(request.POST.get("policy"), default=POLICIES.default)
+    except UnknownChoice as exc:
+        return _error_page(request, collection, str(exc))
     job = jobs.job_start(build_release, kind="release bundle", user=request.user, collection=collection,
                          params={"policy": policy})
     return redirect("job", job_id=job.pk)
@@ -122,11 +123,9 @@ def evaluate_job(request: HttpRequest, collection: Collection) -> HttpResponse:
     zip is downloaded from its page."""
     if request.method != "POST":
         return redirect("evaluation:downloads", slug=collection.slug)
-    policy = request.POST.get("policy", "adjudicated")
     measures = request.POST.get("measures", "").replace(",", " ").split()
     try:
-        if policy not in QRELS_POLICIES:
-            raise EvaluationError(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})")
+        policy = POLICIES.parse(request.POST.get("policy"), default=POLICIES.default)
         parse_requests(measures or list(DEFAULT_MEASURES))
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
@@ -158,23 +157,23 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
     measures = [m for m in request.GET.getlist("m") if m.strip()]
     measures += request.GET.get("measures", "").replace(",", " ").split()
     measures = measures or None
-    policy = request.GET.get("qrels", "adjudicated")
+    policy = request.GET.get("qrels") or POLICIES.default
     assessor = None
     if policy.startswith("assessor:"):
-        assessor, policy = policy.split(":", 1)[1], "adjudicated"
-    test = request.GET.get("test", "t")
-    correction = request.GET.get("correction", "holm")
-    if test not in TESTS:
-        test = "t"
-    if correction not in CORRECTIONS:
-        correction = "holm"
+        assessor, policy = policy.split(":", 1)[1], POLICIES.default
+    policy = POLICIES.parse(policy)
+    test = TEST_CHOICES.parse(request.GET.get("test"), default=TEST_CHOICES.default)
+    correction = CORRECTION_CHOICES.parse(request.GET.get("correction"), default=CORRECTION_CHOICES.default)
     done = scoring.completeness(collection)
-    topics = request.GET.get("topics", "complete" if done.has_partial and done.complete else "all")
-    topics = topics if topics in ("complete", "all") else "all"
+    topics = request.GET.get("topics") or ("complete" if done.has_partial and done.complete else "all")
+    if topics not in TOPIC_SCOPES:
+        raise UnknownChoice(f"unknown topics {topics!r}; choose one of {', '.join(TOPIC_SCOPES)}")
     scoped = policy + scoring.COMPLETE if topics == "complete" else policy
     return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
             "policy": policy, "topics": topics, "completeness": done,
-            "assessor": assessor, "test": test, "correction": correction}
+            "assessor": assessor, "test": test, "correction": correction,
+            "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
+            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES}
 
 
 def _error_page(request, collection, message: str) -> HttpResponse:
@@ -183,8 +182,8 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 
 @results_view()
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
                                       assessor=choice["assessor"], test=choice["test"],
                                       correction=choice["correction"])
@@ -209,9 +208,9 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
     run = collection.runs.filter(tag=tag).first()
     if run is None:
         raise Http404("No such run.")
-    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
+        choice = _choices(request, collection)
         report = selectors.run_report(collection, tag, measure=measure, qrels_policy=choice["qrels_policy"],
                                       assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
@@ -235,8 +234,8 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
 def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpResponse:
     if not collection.topics.filter(qid=qid).exists():
         raise Http404("No such topic.")
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         report = selectors.topic_report(collection, qid, measures=choice["measures"],
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
@@ -267,9 +266,9 @@ def _query_without_export(request: HttpRequest) -> str:
 
 @results_view()
 def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
+        choice = _choices(request, collection)
         pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
                                               correction=choice["correction"], qrels_policy=choice["qrels_policy"],
                                               assessor=choice["assessor"])
@@ -277,8 +276,8 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         return _error_page(request, collection, str(exc))
     records = pairs.to_dict("records")
     run_link = lambda tag: reverse("evaluation:run", args=[collection.slug, tag])  # noqa: E731
-    matrix_table = significance_table(records, measure=measure, test=TEST_NAMES[choice["test"]],
-                                      correction=CORRECTION_NAMES[choice["correction"]], run_url=run_link,
+    matrix_table = significance_table(records, measure=measure, test=choice["test_label"],
+                                      correction=choice["correction_label"], run_url=run_link,
                                       request=request, prefix="m-")
     pairs_table = tables.pairs_table(records, collection, request)
     exported = _export(request, [matrix_table, pairs_table],
@@ -287,8 +286,7 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         return exported
     return render(request, "evaluation/significance.html", {
         "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
-        "choice": choice, "tests": TESTS, "corrections": CORRECTIONS, "test_name": TEST_NAMES[choice["test"]],
-        "correction_name": CORRECTION_NAMES[choice["correction"]],
+        "choice": choice,
         "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
         "query": _query_without_export(request), "organizer": is_organizer(request.user)})
 
@@ -322,8 +320,8 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     """Precision-recall (11-point or not interpolated) and ROC curves of the chosen runs, averaged over topics
     or for one topic; ``?download=csv|svg|png`` gives the points or the picture."""
     all_tags, chosen, kind, topics, topic = _curve_choice(request, collection)
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         data = run_curves(collection, chosen, kind=kind, topic=topic, qrels_policy=choice["qrels_policy"],
                           assessor=choice["assessor"]) if chosen else None
     except (EvaluationError, ValueError) as exc:

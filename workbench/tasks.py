@@ -11,6 +11,7 @@ from pathlib import Path
 from django_tasks import task
 
 from workbench import jobs, uploads
+from workbench.formats.catalog import formats_help
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
 
@@ -84,10 +85,10 @@ def import_runs(job_id: int) -> None:
 
 uploads.register(uploads.UploadKind(
     "topics", "Topics", import_topics, options=("replace",),
-    help="TREC SGML (<top>), XML, TSV or JSONL topics."))
+    help=f"{formats_help('topics')}."))
 uploads.register(uploads.UploadKind(
     "documents", "Documents", import_documents, multiple=True, options=("replace",),
-    help="TREC SGML (<DOC>), JSONL or TSV; several files at once, plain or .gz."))
+    help=f"{formats_help('documents')}; several files at once, plain or .gz."))
 uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True,
     options=("contributes", "team", "pool_priority", "description", "replace"),
