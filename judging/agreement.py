@@ -351,7 +351,9 @@ def ranking_correlation(scores_a: Mapping[str, float], scores_b: Mapping[str, fl
 
     Returns ``(tau_b, tau_ap)``: Kendall's tau-b (``scipy.stats.kendalltau``, ties handled) and
     :func:`tau_ap` with ``scores_a`` as the reference ranking (tau_ap is not symmetric). Both mappings
-    must score the same runs, at least 2; NaN scores are refused.
+    must score the same runs, at least 2; NaN scores are refused. When either mapping gives every run the
+    same score there is no ranking to compare: both are ``nan`` (pages show "not enough data"), where
+    scipy would give a NaN tau-b and tau_ap an arbitrary value from the order of the runs' names.
     """
     if set(scores_a) != set(scores_b):
         only_a, only_b = sorted(set(scores_a) - set(scores_b)), sorted(set(scores_b) - set(scores_a))
@@ -363,5 +365,7 @@ def ranking_correlation(scores_a: Mapping[str, float], scores_b: Mapping[str, fl
     b = np.array([scores_b[k] for k in names], dtype=float)
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("run scores contain NaN")
+    if (a == a[0]).all() or (b == b[0]).all():
+        return float("nan"), float("nan")
     tau_b = float(_stats().kendalltau(a, b, variant="b").statistic)
     return tau_b, tau_ap(scores_a, scores_b)
