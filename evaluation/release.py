@@ -34,7 +34,7 @@ def qrels_text(collection: Collection, *, policy: str = "adjudicated", assessor:
     above the collection's relevant grade to 1 and the rest to 0."""
     frame = judged.qrels(collection, assessor=assessor, policy=policy)
     if binary:
-        frame = frame.assign(rel=(frame["rel"] >= collection.relevant_from).astype("int64"))
+        frame = frame.assign(rel=collection.is_relevant(frame["rel"]).astype("int64"))
     buffer = io.StringIO()
     write_qrels(frame, buffer)
     return buffer.getvalue()
@@ -146,7 +146,7 @@ def _count_lines(text: str) -> int:
 
 def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str) -> str:
     qrels = judged.qrels(collection, policy=policy)
-    relevant = int((qrels["rel"] >= collection.relevant_from).sum()) if len(qrels) else 0
+    relevant = int(collection.is_relevant(qrels["rel"]).sum()) if len(qrels) else 0
     scale = ", ".join(f"{g['grade']} = {g['label']}" for g in collection.scale)
     contributed = collection.runs.filter(contributes=True).count()
     lines = [

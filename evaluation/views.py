@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import django_tables2 as dt_tables
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -29,6 +30,11 @@ from workbench.models import Collection, Job
 from workbench.selectors import is_organizer
 
 TOPIC_SCOPES = ("complete", "all")
+#: the two "judged" figures, named apart wherever a table shows them (see selectors.JudgedFigures)
+JUDGED_IN_POOL = "Judged in the pool"
+JUDGMENTS_ALL = "Judgments (incl. outside the pool)"
+JUDGED_COLUMNS = [("judged", dt_tables.Column(verbose_name=JUDGED_IN_POOL)),
+                  ("judgments", dt_tables.Column(verbose_name=JUDGMENTS_ALL))]
 
 
 @results_view()
@@ -37,18 +43,15 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
     topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
                   for row in selectors.topic_overview(collection)]
-    topics = TopicTable(topic_rows, prefix="t-")
+    topics = TopicTable(topic_rows, prefix="t-", extra_columns=JUDGED_COLUMNS)
     RequestConfig(request, paginate={"per_page": 50}).configure(topics)
-    pool = pooling_selectors.pool_named(collection)
-    pooled = sum(r["pool_size"] for r in topic_rows)
-    judged_pooled = sum(min(r["judged"], r["pool_size"]) for r in topic_rows)
+    judged = selectors.judged_figures(collection)
+    pool = pooling_selectors.pool_named(collection, judged.pool) if judged.pool else None
     context = {
-        "collection": collection, "runs": runs, "topics": topics, "pool": pool,
+        "collection": collection, "runs": runs, "topics": topics, "pool": pool, "judged": judged,
         "n_topics": len(topic_rows), "n_runs": collection.runs.count(),
         "n_contributing": collection.runs.filter(contributes=True).count(),
-        "pooled": pooled, "judged": sum(r["judged"] for r in topic_rows),
         "relevant": sum(r["relevant"] for r in topic_rows),
-        "judged_percent": round(100 * judged_pooled / pooled) if pooled else 0,
         "organizer": is_organizer(request.user),
     }
     return render(request, "evaluation/overview.html", context)
@@ -197,10 +200,15 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     if request.GET.get("_export") == "csv":
         return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
     flagged = [r for r in board.runs if r.flags]
+    judged = selectors.judged_figures(collection)
+    partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
+               if judged.topics.get(qid, {}).get("pooled") else (qid, *counts)
+               for qid, counts in choice["completeness"].partial.items()]
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
-        "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
-        "assessors": selectors.assessor_names(collection), "completeness": choice["completeness"]})
+        "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
+        "partial": partial, "assessors": selectors.assessor_names(collection),
+        "completeness": choice["completeness"]})
 
 
 @results_view()
@@ -215,8 +223,6 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                                       assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
     table = tables.run_report_table(rows, collection, tag, measure, request)
@@ -240,8 +246,6 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     by_depth = report["relevant_by_depth"]
     svg = plots.depth_plot(by_depth) if len(by_depth) else ""
     runs = report["runs"]
@@ -348,8 +352,6 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         per_run = selectors.run_recall(collection)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
     estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
     recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
@@ -369,20 +371,23 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
-
-
     runs = [{"tag": tag, **figures} for tag, figures in stats.get("runs", {}).items()]
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")
     runs_table = tables.contributions_table(runs, collection, request)
-    order = strategies.sorted_topics(stats.get("topics", {}))
-    topic_rows = [{"qid": q, "judged": 0, "relevant": 0, **stats["topics"][q]} for q in order]
-    topics_table = tables.pool_topics_table(topic_rows, collection, request)
+    judged = selectors.judged_figures(collection, pool.name)
+    topic_rows = [{"qid": q, "relevant": 0, **stats["topics"][q], "judged": judged.topics[q]["judged_in_pool"],
+                   "judgments": judged.topics[q]["judgments"]}
+                  for q in strategies.sorted_topics(stats.get("topics", {}))]
+    topics_table = tables.rows_table(topic_rows, [
+        ("qid", "Topic", lambda r: reverse("evaluation:topic", args=[collection.slug, r["qid"]])),
+        ("pool_size", "Pooled", "int"), ("judged", JUDGED_IN_POOL, "int"), ("judgments", JUDGMENTS_ALL, "int"),
+        ("relevant", "Relevant", "int")], prefix="t-", request=request, per_page=100, label="Pool per topic")
     exported = _export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
-        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table,
+        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
         "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
         "organizer": is_organizer(request.user)})

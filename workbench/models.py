@@ -111,6 +111,12 @@ class Collection(models.Model):
     def is_binary(self) -> bool:
         return len(self.scale) == 2
 
+    def is_relevant(self, grade):
+        """The relevance rule, the one place it is written: a grade counts as relevant when it is at least
+        ``relevant_from``. ``grade`` is a number (gives a bool) or an array/Series of grades (gives a boolean
+        array/Series; NaN, an unjudged document, is not relevant)."""
+        return grade >= self.relevant_from
+
     def clean(self) -> None:
         validate_scale(self.scale)
         if self.relevant_from not in self.grades:
