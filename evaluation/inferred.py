@@ -54,7 +54,7 @@ def sampled_qrels(collection: Collection, *, policy: str = "adjudicated", assess
         if h < 0 or rank > strata[h][1]:
             continue
         grade = grades.get((str(qid), str(docno)), -1) if (str(qid), str(docno)) in sample else -1
-        grade = 0 if 0 <= grade < collection.relevant_from else grade
+        grade = 0 if grade >= 0 and not collection.is_relevant(grade) else grade
         topics.setdefault(str(qid), SampledTopic()).add(str(docno), str(h + 1), grade)
     return topics
 

@@ -84,7 +84,7 @@ def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated
 
 def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd.DataFrame:
     qrels = scoring.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
-    relevant = qrels[qrels["rel"] >= snap.relevant_from]
+    relevant = qrels[collection.is_relevant(qrels["rel"])]
     known = relevant.groupby("qid").size().reindex(qrels["qid"].unique(), fill_value=0)
     pool = snap.sampled_pool
     if pool is not None:

@@ -165,7 +165,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     unit_code = {u: i for i, u in enumerate(units)}
     tag_code, tag_names = pd.factorize(provenance["tag"])
     owner = unique_owner(provenance, rescoring.prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
-    relevant = rescoring.prepared.grades >= snap.relevant_from
+    relevant = collection.is_relevant(rescoring.prepared.grades)
     totals = {t: (float(np.sum(s.values[name])) if name in s.values else 0.0, len(s.qids))
               for t, s in rescoring.full.items()}
     scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}

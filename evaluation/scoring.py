@@ -22,7 +22,7 @@ from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
 from judging.completeness import topic_completeness
-from judging.policies import QRELS_POLICIES
+from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
 from workbench.models import Collection
@@ -40,11 +40,11 @@ COMPLETE = "/complete"  # policy suffix: only the topics whose pooled documents 
 
 def normalise_policy(policy: str) -> str:
     """``adjudicated`` or ``majority``, optionally with ``/complete`` (partly judged topics left out)."""
-    policy = "adjudicated" if policy in (None, "current") else policy
+    policy = DEFAULT_POLICY if policy in (None, "current") else policy
     base, scope = (policy[:-len(COMPLETE)], COMPLETE) if policy.endswith(COMPLETE) else (policy, "")
-    base = "adjudicated" if base == "current" else base
-    if base not in QRELS_POLICIES:
-        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(QRELS_POLICIES)}, or an assessor)")
+    base = DEFAULT_POLICY if base == "current" else base
+    if base not in POLICIES:
+        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(POLICIES.names)}, or an assessor)")
     return base + scope
 
 
