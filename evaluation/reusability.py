@@ -24,6 +24,7 @@ from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_cod
 from evaluation.scoring import EvaluationError
 from evaluation.snapshot import Snapshot
 from judging.agreement import ranking_correlation
+from judging.policies import DEFAULT_POLICY
 from judging.qrels import assessor_judgments
 from pooling import strategies as S
 from workbench.models import Collection
@@ -206,7 +207,7 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
 
 @cache.reads
 def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
-                  qrels_policy: str = "adjudicated", assessor: str | None = None,
+                  qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                   depth: int | None = None) -> LeaveOneOut:
     """Leave each contributing run (``by="run"``) or team (``by="team"``) out of the pool and re-score it
     (see the module docstring). ``depth`` forces the contributions to be the contributing runs' top

@@ -61,7 +61,7 @@ def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.Dat
     return frame[frame["qid"].isin(complete)].reset_index(drop=True)
 
 
-def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> pd.DataFrame:
+def qrels_frame(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> pd.DataFrame:
     """The qrels (qid, docno, rel) evaluation uses; a clear error when there is nothing to evaluate against."""
     policy = normalise_policy(policy)
     key = (version(collection), "qrels", policy, assessor)
@@ -76,7 +76,7 @@ def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor
     return cached(key, load)
 
 
-def prepared_qrels(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> Qrels:
+def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> Qrels:
     """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
     policy = normalise_policy(policy)
     key = (version(collection), "prepared qrels", policy, assessor)
@@ -160,7 +160,7 @@ def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[st
     return run_frames(collection, tags=tags)
 
 
-def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def ranked(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
            ) -> tuple[Ranked, list[str]]:
     """Every run ranked against the qrels (the engine's first step, independent of the measures) and
     the tags in the ranking's run order: one ranking per version, shared by every measure batch and by
@@ -223,7 +223,7 @@ def base_requests(snap: Snapshot) -> tuple[str, ...]:
     return tuple(requests)
 
 
-def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = "adjudicated",
+def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = DEFAULT_POLICY,
              assessor: str | None = None, tags: Sequence[str] | None = None) -> dict[str, Scores]:
     """Scores of every run (or of ``tags``) for the base measures plus ``requests``, cached per version.
 
@@ -255,7 +255,7 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
     return _combine(parts, chosen)
 
 
-def infap_scores(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def infap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
                  ) -> dict[str, float] | None:
     """infAP of every run where the pool was sampled, else None.
 

@@ -34,6 +34,7 @@ from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
 from judging.models import Judgment
+from judging.policies import DEFAULT_POLICY
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
 from pooling import selectors as pooling_selectors
@@ -56,7 +57,7 @@ def _one_name(measure: str) -> str:
 
 
 @cache.reads
-def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = "adjudicated",
+def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = DEFAULT_POLICY,
                assessor: str | None = None) -> pd.DataFrame:
     """The TREC participant report: per topic, the run's score against the best, median and worst of all runs.
 
@@ -93,7 +94,7 @@ def _topic_lines(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
 
 @cache.reads
 def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | None = None,
-                 qrels_policy: str = "adjudicated", assessor: str | None = None,
+                 qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                  depths: Sequence[int] = (1, 5, 10, 20, 50, 100)) -> dict:
     """One topic: its text, pool size, judgments, relevant documents found per pool depth, recall
     estimate, and every run's scores on it.
@@ -141,7 +142,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
 
 @cache.reads
 def significance_matrix(collection: Collection, *, measure: str = "map", test: str = "t", correction: str = "holm",
-                        tags: Sequence[str] | None = None, qrels_policy: str = "adjudicated",
+                        tags: Sequence[str] | None = None, qrels_policy: str = DEFAULT_POLICY,
                         assessor: str | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Every pair of runs (run_a ranked above run_b) on one measure: run_a, run_b, mean_a, mean_b, mean_diff,
     statistic, p_value, p_adjusted, significant, effect_size (Cohen's d_z), ci_low, ci_high (95% interval
@@ -181,7 +182,7 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
 
 
 @cache.reads
-def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = "adjudicated",
+def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = DEFAULT_POLICY,
               assessor: str | None = None) -> pd.DataFrame:
     """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall``, averaged over
     topics) of each run: columns tag, recall, precision."""
