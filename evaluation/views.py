@@ -25,11 +25,13 @@ from judging.qrels import POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench import jobs
-from workbench.formats.vocabulary import UnknownChoice
+from workbench.formats.vocabulary import Choice, UnknownChoice, Vocabulary
 from workbench.models import Collection, Job
 from workbench.selectors import is_organizer
 
-TOPIC_SCOPES = ("complete", "all")
+#: which topics the scores average over when some are only partly judged
+TOPIC_SCOPES = Vocabulary("topics", [Choice("complete", "fully judged only"),
+                                     Choice("all", "all judged, partial ones too")])
 #: the two "judged" figures, named apart wherever a table shows them (see selectors.JudgedFigures)
 JUDGED_IN_POOL = "Judged in the pool"
 JUDGMENTS_ALL = "Judgments (incl. outside the pool)"
@@ -168,15 +170,15 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
     test = TEST_CHOICES.parse(request.GET.get("test"), default=TEST_CHOICES.default)
     correction = CORRECTION_CHOICES.parse(request.GET.get("correction"), default=CORRECTION_CHOICES.default)
     done = scoring.completeness(collection)
-    topics = request.GET.get("topics") or ("complete" if done.has_partial and done.complete else "all")
-    if topics not in TOPIC_SCOPES:
-        raise UnknownChoice(f"unknown topics {topics!r}; choose one of {', '.join(TOPIC_SCOPES)}")
+    topics = TOPIC_SCOPES.parse(request.GET.get("topics"),
+                                default="complete" if done.has_partial and done.complete else "all")
     scoped = policy + scoring.COMPLETE if topics == "complete" else policy
     return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
             "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction,
             "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
-            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES}
+            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES,
+            "scopes": TOPIC_SCOPES}
 
 
 def _error_page(request, collection, message: str) -> HttpResponse:

@@ -20,6 +20,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from judging.policies import POLICIES
+from tests.evaluation.tracks import QRELS as TRACK_QRELS
 from tests.evaluation.tracks import build_track
 from workbench.formats.catalog import FILE_FORMATS
 from workbench.models import Job
@@ -102,12 +103,26 @@ def test_every_test_and_correction_the_significance_page_offers_answers_200(clie
             assert f"{TEST_CHOICES.label(test)} test, {CORRECTION_CHOICES.label(correction)} correction" in text
 
 
-def test_every_choice_the_leaderboard_offers_answers_200(client, track):
+@pytest.fixture
+def partly_judged_track(db, tmp_path, client, organizer):
+    """The track with one pooled document (302 g) unjudged: the leaderboard then offers a topics menu too."""
+    client.force_login(organizer)
+    return build_track(tmp_path, qrels={k: v for k, v in TRACK_QRELS.items() if k != ("302", "g")})
+
+
+@pytest.mark.parametrize("fixture", ["track", "partly_judged_track"])
+def test_every_choice_the_leaderboard_offers_answers_200(db, client, organizer, request, fixture):
+    request.getfixturevalue(fixture)
     offered = page(client, "/collections/robust/leaderboard/")
-    for name in ("qrels", "test", "correction"):
-        for value in menu(offered, name):
-            response = client.get("/collections/robust/leaderboard/", {name: value})
+    form = next(f for f in offered.forms if "test" in f["selects"])
+    assert {"qrels", "test", "correction"} <= set(form["selects"])
+    assert ("topics" in form["selects"]) == (fixture == "partly_judged_track")
+    for name, values in form["selects"].items():
+        for value in values:
+            response = client.get("/collections/robust/leaderboard/", {name: value, "topics": "all"}
+                                  if name != "topics" else {name: value})
             assert response.status_code == 200, (name, value)
+            assert "Group</strong>: runs that share a letter" in response.content.decode()
 
 
 @pytest.mark.parametrize("page_url", ["leaderboard", "significance", "topics/301", "runs/alpha", "curves"])
