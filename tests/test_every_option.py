@@ -6,13 +6,17 @@
 - the pool form's strategies: each previews (200) or says what is missing (400), never 500;
 - every file format the upload page documents, for topics, documents, runs and qrels: a tiny file in that
   format uploads through the page and its import job finishes;
+- every other menu of every results page: each option answers 200;
+- the README's upload step names exactly the formats the readers accept;
 - a name that is offered nowhere is refused with a 400 page naming the names that exist.
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 from html.parser import HTMLParser
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -220,3 +224,28 @@ def test_every_format_the_upload_page_documents_is_accepted_by_its_importer(clie
             job = Job.objects.get(pk=response["Location"].strip("/").split("/")[-1])
             assert job.status == Job.Status.DONE, (kind, choice.name, job.result)
     assert track.documents.filter(docno="s2", title="Masts", text="A mast holds it.").exists()
+
+
+@pytest.mark.parametrize("path", ["", "leaderboard/", "significance/", "curves/", "reusability/", "pool/",
+                                  "topics/301/", "runs/alpha/"])
+def test_every_menu_of_every_results_page_opens_each_of_its_options(client, track, path):
+    url = f"/collections/robust/{path}"
+    offered = page(client, url)
+    for form in (f for f in offered.forms if f["method"] == "get"):
+        for name, values in form["selects"].items():
+            for value in values:
+                response = client.get(form["action"] or url, {name: value})
+                assert response.status_code == 200, (url, name, value)
+
+
+#: how the README names each format in its upload list
+README_WORDS = {"SGML": "trec", "XML": "xml", "TSV": "tsv", "JSONL": "jsonl"}
+
+
+@pytest.mark.parametrize("kind", ["topics", "documents"])
+def test_the_readme_documents_exactly_the_formats_the_readers_accept(kind):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    listed = re.search(rf"\*\*Upload\*\*.*?\b{kind} \(([^)]*)\)", readme, re.DOTALL)
+    assert listed, f"README's Upload step lists no {kind} formats"
+    named = {README_WORDS[w] for w in re.findall(r"[A-Z]{3,}", listed.group(1)) if w in README_WORDS}
+    assert named == set(FILE_FORMATS[kind].names), listed.group(1)
