@@ -104,7 +104,8 @@ def test_every_test_and_correction_the_significance_page_offers_answers_200(clie
             response = client.get(url)
             assert response.status_code == 200, url
             text = response.content.decode()
-            assert f"{TEST_CHOICES.label(test)} test, {CORRECTION_CHOICES.label(correction)} correction" in text
+            assert (f"pairs differ significantly on map (adjusted p &lt; 0.05; {TEST_CHOICES.label(test)} test, "
+                    f"{CORRECTION_CHOICES.label(correction)} correction)") in text
 
 
 @pytest.fixture
