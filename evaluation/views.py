@@ -45,7 +45,8 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
     topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
                   for row in selectors.topic_overview(collection)]
-    topics = TopicTable(topic_rows, prefix="t-", extra_columns=JUDGED_COLUMNS)
+    topics = TopicTable(topic_rows, prefix="t-", extra_columns=JUDGED_COLUMNS,
+                        sequence=("qid", "title", "pool_size", "judged", "judgments", "relevant"))
     RequestConfig(request, paginate={"per_page": 50}).configure(topics)
     judged = selectors.judged_figures(collection)
     pool = pooling_selectors.pool_named(collection, judged.pool) if judged.pool else None

@@ -52,7 +52,7 @@ def test_overview_pool_page_and_leaderboard_show_the_same_in_pool_percentage(cli
              for name, path in [("overview", ""), ("pool", "pool/"), ("leaderboard", "leaderboard/?topics=all")]}
     for name, html in pages.items():
         assert _figures(html) == ["83"], name
-        assert "Judged in the pool main" in html, name
+        assert "Judged in the pool (main)" in html, name
         assert "(5 of 6 pooled documents)" in html, name
         assert "judgments (incl. outside the pool)" in html.lower(), name
     # the per-topic tables name the two figures apart and count them the same way
