@@ -250,3 +250,11 @@ def test_the_readme_documents_exactly_the_formats_the_readers_accept(kind):
     assert listed, f"README's Upload step lists no {kind} formats"
     named = {README_WORDS[w] for w in re.findall(r"[A-Z]{3,}", listed.group(1)) if w in README_WORDS}
     assert named == set(FILE_FORMATS[kind].names), listed.group(1)
+
+
+@pytest.mark.parametrize(("command", "kind"), [("import_documents", "documents"), ("import_topics", "topics")])
+def test_the_import_commands_help_names_every_format(command, kind):
+    from django.core.management import load_command_class
+
+    help_text = load_command_class("workbench", command).help
+    assert all(choice.label in help_text for choice in FILE_FORMATS[kind]), help_text
