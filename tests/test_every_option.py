@@ -39,7 +39,7 @@ class _Page(HTMLParser):
         self.forms: list[dict] = []
         self.links: list[str] = []
         self.muted: list[str] = []
-        self._form = self._select = None
+        self._form = self._select = self._select_name = None
         self._muted_depth = 0
 
     def handle_starttag(self, tag, attrs):
@@ -50,8 +50,11 @@ class _Page(HTMLParser):
             self.forms.append(self._form)
         elif tag == "select" and self._form is not None:
             self._select = self._form["selects"].setdefault(a.get("name"), [])
+            self._select_name = a.get("name")
         elif tag == "option" and self._select is not None:
             self._select.append(a.get("value"))
+            if "selected" in a or self._select_name not in self._form["fields"]:  # what the form would send
+                self._form["fields"][self._select_name] = a.get("value")
         elif tag == "input" and self._form is not None and a.get("name"):
             if a.get("type") not in ("checkbox", "file") or "checked" in a:
                 self._form["fields"][a["name"]] = a.get("value") or ("on" if a.get("type") == "checkbox" else "")
@@ -152,10 +155,11 @@ def test_every_qrels_policy_the_downloads_page_offers_works(client, track):
         assert response.status_code == 200 and response.content.decode().startswith("301 "), href
     for form in offered.forms:
         for policy in form["selects"].get("policy", []):
-            started = client.post(form["action"], {"policy": policy, **form["fields"]})
+            started = client.post(form["action"], {**form["fields"], "policy": policy})
             assert started.status_code == 302 and started["Location"].startswith("/jobs/"), (form["action"], policy)
             job = Job.objects.get(pk=started["Location"].strip("/").split("/")[-1])
             assert job.status == Job.Status.DONE, (form["action"], policy, job.result)
+            assert job.params["policy"] == policy
 
 
 def test_an_unknown_policy_on_a_download_is_a_400_naming_the_policies(client, track):
@@ -169,14 +173,17 @@ def test_an_unknown_policy_on_a_download_is_a_400_naming_the_policies(client, tr
 def test_every_strategy_the_pool_form_offers_previews_or_says_what_is_missing(client, track):
     offered = page(client, "/console/robust/pools/")
     form = next(f for f in offered.forms if "strategy" in f["selects"])
-    strategies = form["selects"]["strategy"]
-    assert strategies
-    for strategy in strategies:
-        data = {**form["fields"], "strategy": strategy, "name": f"try-{strategy}", "action": "preview"}
-        response = client.post("/console/robust/pools/", data)
-        assert response.status_code in (200, 400), strategy
-        if response.status_code == 400:  # a strategy that needs more than the defaults names what is missing
-            assert 'role="alert"' in response.content.decode(), strategy
+    assert form["selects"]["strategy"]
+    answers = {}
+    for name, values in form["selects"].items():  # the strategies, and every other menu of the form
+        for value in values:
+            data = {**form["fields"], name: value, "name": f"try-{name}", "action": "preview"}
+            response = client.post("/console/robust/pools/", data)
+            answers[(name, value)] = response.status_code
+            assert response.status_code in (200, 400), (name, value)
+            if response.status_code == 400:  # a choice that needs more than the defaults names what is missing
+                assert 'role="alert"' in response.content.decode(), (name, value)
+    assert all(answers[("strategy", s)] == 200 for s in ("depth", "runs_per_team") if ("strategy", s) in answers)
 
 
 # --- formats: every format documented on the upload page imports --------------------------------------------
