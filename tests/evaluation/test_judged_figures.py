@@ -73,3 +73,11 @@ def test_judgments_added_later_move_every_page_at_once(client, organizer, track,
     run("import_qrels", "robust", write_qrels(tmp_path / "late.txt", {("302", "g"): 1}), "--assessor", "late")
     for path in ("", "pool/", "leaderboard/?topics=all"):
         assert _figures(client.get(f"/collections/robust/{path}").content.decode()) == ["100"], path
+
+
+def test_show_collection_prints_the_same_two_figures(track):
+    import json
+
+    summary = json.loads(run("show_collection", "robust"))
+    assert summary["judged_in_pool"] == {"pool": "main", "judged": 5, "pooled": 6, "percent": 83}
+    assert summary["judged_documents"] == 7
