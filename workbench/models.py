@@ -16,6 +16,8 @@ from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 
+from workbench.formats import relevance
+
 BINARY_SCALE = [
     {"grade": 0, "label": "Not relevant"},
     {"grade": 1, "label": "Relevant"},
@@ -115,7 +117,7 @@ class Collection(models.Model):
         """The relevance rule, the one place it is written: a grade counts as relevant when it is at least
         ``relevant_from``. ``grade`` is a number (gives a bool) or an array/Series of grades (gives a boolean
         array/Series; NaN, an unjudged document, is not relevant)."""
-        return grade >= self.relevant_from
+        return relevance.is_relevant(grade, self.relevant_from)
 
     def clean(self) -> None:
         validate_scale(self.scale)
