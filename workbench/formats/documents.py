@@ -47,7 +47,7 @@ class DocumentRecord:
 
 def iter_documents(source: Source, *, name: str | None = None, format: str | None = None,
                    check_duplicates: bool = True) -> Iterator[DocumentRecord]:
-    """Yield the documents of ``source`` in file order (``format``: ``trec``, ``jsonl``, or None to detect).
+    """Yield the documents of ``source`` in file order (``format``: ``trec``, ``jsonl``, ``tsv``, or None to detect).
 
     >>> import io
     >>> doc = next(iter_documents(io.StringIO("<DOC>\\n<DOCNO> 7 </DOCNO>\\n<TITLE>On rays</TITLE>\\nGamma\\n</DOC>")))
