@@ -11,6 +11,7 @@ import pandas as pd
 
 from evaluation import cache, scoring
 from evaluation.engine.curves import curves_from_rankings, ranked_docnos
+from judging.policies import DEFAULT_POLICY
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -45,7 +46,7 @@ def _compute(collection, tags, kind, topic, policy, assessor) -> pd.DataFrame:
 
 
 def run_curves(collection: Collection, tags: Sequence[str], *, kind: str = "interpolated", topic: str | None = None,
-               qrels_policy: str = "adjudicated", assessor: str | None = None) -> pd.DataFrame:
+               qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None) -> pd.DataFrame:
     """Columns tag, x (recall, or false positive rate for ROC), y (precision, or true positive rate)."""
     key = (cache.version(collection), "curves", tuple(tags), kind, topic, qrels_policy, assessor)
     return cache.cached(key, lambda: _compute(collection, list(tags), kind, topic, qrels_policy, assessor))

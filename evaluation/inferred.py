@@ -20,6 +20,7 @@ from evaluation import scoring
 from evaluation.cache import cached
 from evaluation.engine.xinfap import MAX_RESULTS, SampledTopic, inferred
 from evaluation.snapshot import snapshot
+from judging.policies import DEFAULT_POLICY
 from pooling import strategies as S
 from pooling.models import PoolEntry
 from workbench.formats.ids import sorted_topics
@@ -33,7 +34,7 @@ def _pool_runs(snap, pool) -> list[str]:
         [t for t, c in snap.contributed.items() if c]
 
 
-def sampled_qrels(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def sampled_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
                   ) -> dict[str, SampledTopic] | None:
     """The sampled population of the collection's sampled pool, per topic (None without such a pool)."""
     snap = snapshot(collection)
@@ -54,7 +55,7 @@ def sampled_qrels(collection: Collection, *, policy: str = "adjudicated", assess
         if h < 0 or rank > strata[h][1]:
             continue
         grade = grades.get((str(qid), str(docno)), -1) if (str(qid), str(docno)) in sample else -1
-        grade = 0 if 0 <= grade < collection.relevant_from else grade
+        grade = 0 if grade >= 0 and not collection.is_relevant(grade) else grade
         topics.setdefault(str(qid), SampledTopic()).add(str(docno), str(h + 1), grade)
     return topics
 
@@ -65,7 +66,7 @@ def sampled_qrels_lines(topics: dict[str, SampledTopic]) -> list[str]:
             for qid in sorted_topics(topics) for docno in sorted(topics[qid].grade)]
 
 
-def xinfap_scores(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def xinfap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
                   ) -> dict[str, dict[str, float]] | None:
     """``{tag: {"xinfAP": mean, "infNDCG": mean}}`` over the topics of the sample each run ranks (None
     without a sampled pool)."""

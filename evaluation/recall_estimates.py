@@ -16,6 +16,7 @@ from evaluation.engine.qrels import Qrels, codes_in
 from evaluation.engine.recall import curves_from_best, sampled_estimate
 from evaluation.scoring import MAX_DEPTH
 from evaluation.snapshot import Snapshot
+from judging.policies import DEFAULT_POLICY
 from pooling import strategies as S
 from pooling.strategies.ranking import top_rows
 from workbench.models import Collection
@@ -70,7 +71,7 @@ RECALL_COLUMNS = ["qid", "known_relevant", "estimate", "method", "ci_low", "ci_h
 
 
 @cache.reads
-def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated", assessor: str | None = None,
+def recall_estimates(collection: Collection, *, qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                      confidence: float = 0.95, cap: int = 100) -> pd.DataFrame:
     """Per qrels topic: known relevant documents and an estimate of how many there are, with its method and
     a ``confidence`` interval (:mod:`evaluation.engine.recall`): Horvitz-Thompson where the collection
@@ -84,7 +85,7 @@ def recall_estimates(collection: Collection, *, qrels_policy: str = "adjudicated
 
 def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd.DataFrame:
     qrels = scoring.qrels_frame(collection, policy=policy, assessor=assessor).astype({"qid": str, "docno": str})
-    relevant = qrels[qrels["rel"] >= snap.relevant_from]
+    relevant = qrels[collection.is_relevant(qrels["rel"])]
     known = relevant.groupby("qid").size().reindex(qrels["qid"].unique(), fill_value=0)
     pool = snap.sampled_pool
     if pool is not None:
@@ -120,7 +121,7 @@ def _recall(collection, snap: Snapshot, policy, assessor, confidence, cap) -> pd
 
 
 @cache.reads
-def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = "adjudicated",
+def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_policy: str = DEFAULT_POLICY,
                assessor: str | None = None) -> pd.DataFrame:
     """Per run: relevant documents retrieved (within 1000) and recall, the mean over topics of
     ``num_rel_ret / R``, with R the known relevant count (recall_known, trec_eval's recall_1000) and with

@@ -35,7 +35,7 @@ def qrels_text(collection: Collection, *, policy: str = "adjudicated", assessor:
     above the collection's relevant grade to 1 and the rest to 0."""
     frame = judged.qrels(collection, assessor=assessor, policy=policy)
     if binary:
-        frame = frame.assign(rel=(frame["rel"] >= collection.relevant_from).astype("int64"))
+        frame = frame.assign(rel=collection.is_relevant(frame["rel"]).astype("int64"))
     buffer = io.StringIO()
     write_qrels(frame, buffer)
     return buffer.getvalue()
@@ -197,7 +197,7 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
             contributed: dict[str, bool]) -> str:
     """The bundle's README: it names only the files the zip holds (``files``)."""
     qrels = judged.qrels(collection, policy=policy)
-    relevant = int((qrels["rel"] >= collection.relevant_from).sum()) if len(qrels) else 0
+    relevant = int(collection.is_relevant(qrels["rel"]).sum()) if len(qrels) else 0
     pooled = sorted(tag for tag, c in contributed.items() if c)
     lines = [
         f"# {collection.name} ({collection.slug})",

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from evaluation.leaderboard import leaderboard
 from evaluation.release import Bundle
 from evaluation.reusability import leave_one_out
+from judging.policies import DEFAULT_POLICY
 from workbench.models import Collection
 
 __all__ = ["evaluation_report"]
@@ -41,7 +42,7 @@ def _per_topic_csv(data: dict) -> str:
 
 
 def evaluation_report(collection: Collection, *, measures: Sequence[str] | None = None,
-                      policy: str = "adjudicated", loo_measure: str = "map",
+                      policy: str = DEFAULT_POLICY, loo_measure: str = "map",
                       step: Callable[[str], None] = lambda text: None) -> Bundle:
     step("scoring every run")
     board = leaderboard(collection, measures=measures, qrels_policy=policy)

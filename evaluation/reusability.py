@@ -24,6 +24,7 @@ from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_cod
 from evaluation.scoring import EvaluationError
 from evaluation.snapshot import Snapshot
 from judging.agreement import ranking_correlation
+from judging.policies import DEFAULT_POLICY
 from judging.qrels import assessor_judgments
 from pooling import strategies as S
 from workbench.models import Collection
@@ -165,7 +166,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     unit_code = {u: i for i, u in enumerate(units)}
     tag_code, tag_names = pd.factorize(provenance["tag"])
     owner = unique_owner(provenance, rescoring.prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
-    relevant = rescoring.prepared.grades >= snap.relevant_from
+    relevant = collection.is_relevant(rescoring.prepared.grades)
     totals = {t: (float(np.sum(s.values[name])) if name in s.values else 0.0, len(s.qids))
               for t, s in rescoring.full.items()}
     scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}
@@ -206,7 +207,7 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
 
 @cache.reads
 def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
-                  qrels_policy: str = "adjudicated", assessor: str | None = None,
+                  qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                   depth: int | None = None) -> LeaveOneOut:
     """Leave each contributing run (``by="run"``) or team (``by="team"``) out of the pool and re-score it
     (see the module docstring). ``depth`` forces the contributions to be the contributing runs' top

@@ -22,7 +22,7 @@ from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
 from judging.completeness import topic_completeness
-from judging.policies import QRELS_POLICIES
+from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
 from workbench.models import Collection
@@ -40,11 +40,11 @@ COMPLETE = "/complete"  # policy suffix: only the topics whose pooled documents 
 
 def normalise_policy(policy: str) -> str:
     """``adjudicated`` or ``majority``, optionally with ``/complete`` (partly judged topics left out)."""
-    policy = "adjudicated" if policy in (None, "current") else policy
+    policy = DEFAULT_POLICY if policy in (None, "current") else policy
     base, scope = (policy[:-len(COMPLETE)], COMPLETE) if policy.endswith(COMPLETE) else (policy, "")
-    base = "adjudicated" if base == "current" else base
-    if base not in QRELS_POLICIES:
-        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(QRELS_POLICIES)}, or an assessor)")
+    base = DEFAULT_POLICY if base == "current" else base
+    if base not in POLICIES:
+        raise EvaluationError(f"unknown qrels policy {policy!r} (current, {', '.join(POLICIES.names)}, or an assessor)")
     return base + scope
 
 
@@ -61,7 +61,7 @@ def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.Dat
     return frame[frame["qid"].isin(complete)].reset_index(drop=True)
 
 
-def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> pd.DataFrame:
+def qrels_frame(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> pd.DataFrame:
     """The qrels (qid, docno, rel) evaluation uses; a clear error when there is nothing to evaluate against."""
     policy = normalise_policy(policy)
     key = (version(collection), "qrels", policy, assessor)
@@ -76,7 +76,7 @@ def qrels_frame(collection: Collection, *, policy: str = "adjudicated", assessor
     return cached(key, load)
 
 
-def prepared_qrels(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None) -> Qrels:
+def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> Qrels:
     """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
     policy = normalise_policy(policy)
     key = (version(collection), "prepared qrels", policy, assessor)
@@ -160,7 +160,7 @@ def frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[st
     return run_frames(collection, tags=tags)
 
 
-def ranked(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def ranked(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
            ) -> tuple[Ranked, list[str]]:
     """Every run ranked against the qrels (the engine's first step, independent of the measures) and
     the tags in the ranking's run order: one ranking per version, shared by every measure batch and by
@@ -223,7 +223,7 @@ def base_requests(snap: Snapshot) -> tuple[str, ...]:
     return tuple(requests)
 
 
-def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = "adjudicated",
+def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = DEFAULT_POLICY,
              assessor: str | None = None, tags: Sequence[str] | None = None) -> dict[str, Scores]:
     """Scores of every run (or of ``tags``) for the base measures plus ``requests``, cached per version.
 
@@ -255,7 +255,7 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
     return _combine(parts, chosen)
 
 
-def infap_scores(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None
+def infap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None
                  ) -> dict[str, float] | None:
     """infAP of every run where the pool was sampled, else None.
 

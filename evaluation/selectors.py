@@ -10,13 +10,14 @@ and pools) and kept in process, so a page that asks again gets the same objects 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from evaluation import cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import pairwise_t
-from evaluation.engine.significance import TESTS, pairwise_tests
+from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.leaderboard import (
     CI_METHOD,
     Leaderboard,
@@ -32,6 +33,8 @@ from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
+from judging.models import Judgment
+from judging.policies import DEFAULT_POLICY
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
 from pooling import selectors as pooling_selectors
@@ -41,7 +44,7 @@ from workbench.models import Collection
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
     "assessor_ranking_agreement", "leave_one_out", "leaderboard", "pr_curves", "recall_estimates", "run_recall",
-    "assessor_names", "run_report", "significance_matrix", "topic_overview", "topic_report",
+    "JudgedFigures", "assessor_names", "judged_figures", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
 
@@ -54,7 +57,7 @@ def _one_name(measure: str) -> str:
 
 
 @cache.reads
-def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = "adjudicated",
+def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_policy: str = DEFAULT_POLICY,
                assessor: str | None = None) -> pd.DataFrame:
     """The TREC participant report: per topic, the run's score against the best, median and worst of all runs.
 
@@ -91,7 +94,7 @@ def _topic_lines(frame: pd.DataFrame, qid: str) -> pd.DataFrame:
 
 @cache.reads
 def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | None = None,
-                 qrels_policy: str = "adjudicated", assessor: str | None = None,
+                 qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                  depths: Sequence[int] = (1, 5, 10, 20, 50, 100)) -> dict:
     """One topic: its text, pool size, judgments, relevant documents found per pool depth, recall
     estimate, and every run's scores on it.
@@ -110,7 +113,7 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     mine = qrels[qrels["qid"].astype(str) == qid]
     scores = scoring.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
     pool = snap.main_pool
-    pool_size = 0 if pool is None else pool.pool.entries.filter(topic=topic).count()
+    counts = judged_figures(collection).topics.get(qid, {"pooled": 0, "judged_in_pool": 0, "judgments": 0})
     contributing = [t for t, c in snap.contributed.items() if c]
     topic_runs = {t: _topic_lines(f, qid) for t, f in scoring.frames(collection, contributing).items()}
     provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
@@ -130,20 +133,25 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     estimates = recall_estimates(collection, qrels_policy=qrels_policy, assessor=assessor)
     estimate = estimates[estimates["qid"] == qid]
     return {"qid": qid, "title": topic.title, "description": topic.description, "narrative": topic.narrative,
-            "pool": None if pool is None else pool.name, "pool_size": pool_size, "judged": int(len(mine)),
-            "relevant": int((mine["rel"] >= snap.relevant_from).sum()), "relevant_by_depth": by_depth,
+            "pool": None if pool is None else pool.name, "pool_size": counts["pooled"],
+            "judged_in_pool": counts["judged_in_pool"], "judgments": counts["judgments"],
+            "relevant": int(collection.is_relevant(mine["rel"]).sum()), "relevant_by_depth": by_depth,
             "measures": names, "runs": runs,
             "recall": _defined(estimate.iloc[0].to_dict()) if len(estimate) else None}
 
 
 @cache.reads
 def significance_matrix(collection: Collection, *, measure: str = "map", test: str = "t", correction: str = "holm",
-                        tags: Sequence[str] | None = None, qrels_policy: str = "adjudicated",
+                        tags: Sequence[str] | None = None, qrels_policy: str = DEFAULT_POLICY,
                         assessor: str | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Every pair of runs (run_a ranked above run_b) on one measure: run_a, run_b, mean_a, mean_b, mean_diff,
     statistic, p_value, p_adjusted, significant, effect_size (Cohen's d_z), ci_low, ci_high (95% interval
     of the mean difference: Student's t for ``test="t"``, else the engine's BCa bootstrap)."""
     name = _one_name(measure)
+    try:
+        test, correction = TEST_CHOICES.parse(test), CORRECTION_CHOICES.parse(correction)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
     snap = snapshot.snapshot(collection)
     key = (snap.version, "significance", name, test, correction, None if tags is None else tuple(tags),
            policy_key(qrels_policy, assessor), alpha)
@@ -164,8 +172,6 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
             out["p_adjusted"] = adjust(pairs["p_value"], correction)
             out["effect_size"], out["ci_low"], out["ci_high"] = pairs["effect_size"], pairs["ci_low"], pairs["ci_high"]
         else:
-            if test not in TESTS:
-                raise EvaluationError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
             results = pairwise_tests(matrix, test=test, correction=correction, n_resamples=2000)
             out = pd.DataFrame([r.__dict__ for r in results]).drop(columns=["test", "n"])
         out.insert(out.columns.get_loc("p_adjusted") + 1, "significant", out["p_adjusted"] < alpha)
@@ -176,7 +182,7 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
 
 
 @cache.reads
-def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = "adjudicated",
+def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str = DEFAULT_POLICY,
               assessor: str | None = None) -> pd.DataFrame:
     """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall``, averaged over
     topics) of each run: columns tag, recall, precision."""
@@ -190,19 +196,68 @@ def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str 
 
 
 def topic_overview(collection: Collection) -> list[dict]:
-    """Every topic in natural order: qid, title, pool size (main pool), judged and relevant documents."""
+    """Every topic in natural order: qid, title, pool size (main pool), judged in the pool, judgments (incl.
+    outside the pool) — both from :func:`judged_figures` — and relevant documents (qrels)."""
     titles = dict(collection.topics.values_list("qid", "title"))
-    pool = pooling_selectors.pool_named(collection)
+    figures = judged_figures(collection)
     judged = judged_qrels(collection)
-    sizes: dict[str, int] = {}
-    if pool is not None:
-        pairs = pooling_selectors.pool_pairs(pool)
-        sizes = pairs.groupby("qid").size().to_dict() if len(pairs) else {}
-    counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
-    relevant = (judged[judged["rel"] >= collection.relevant_from].groupby("qid").size().to_dict()
+    relevant = (judged[collection.is_relevant(judged["rel"])].groupby("qid").size().to_dict()
                 if len(judged) else {})
-    return [{"qid": q, "title": titles[q], "pool_size": sizes.get(q, 0), "judged": counts.get(q, 0),
-             "relevant": relevant.get(q, 0)} for q in S.sorted_topics(titles)]
+    empty = {"pooled": 0, "judged_in_pool": 0, "judgments": 0}
+    rows = []
+    for q in S.sorted_topics(titles):
+        counts = figures.topics.get(q, empty)
+        rows.append({"qid": q, "title": titles[q], "pool_size": counts["pooled"], "judged": counts["judged_in_pool"],
+                     "judgments": counts["judgments"], "relevant": relevant.get(q, 0)})
+    return rows
+
+
+@dataclass(frozen=True)
+class JudgedFigures:
+    """How much of a pool is judged, per topic and in all: the one source of every "judged" figure the
+    pages show (overview, pool page, leaderboard, topic pages).
+
+    A (topic, document) is *judged* when it has a judgment record: a grade or "cannot judge", by any
+    assessor, imported qrels included (what makes a topic fully judged, :mod:`judging.completeness`).
+
+    - ``judged_in_pool``: pooled documents judged; ``percent_in_pool`` = judged_in_pool / pooled;
+    - ``judgments``: judged documents of the topics, pooled or not (earlier qrels often judge documents
+      outside this pool).
+    """
+
+    pool: str | None
+    topics: dict[str, dict]   # qid -> {"pooled", "judged_in_pool", "judgments"}, topics in natural order
+    pooled: int
+    judged_in_pool: int
+    judgments: int
+
+    @property
+    def percent_in_pool(self) -> int:
+        return round(100 * self.judged_in_pool / self.pooled) if self.pooled else 0
+
+
+@cache.reads
+def judged_figures(collection: Collection, pool_name: str | None = None) -> JudgedFigures:
+    """:class:`JudgedFigures` of the pool ``pool_name`` (default: the main pool, as the leaderboard uses)."""
+    snap = snapshot.snapshot(collection)
+    info = snap.main_pool if pool_name is None else next((p for p in snap.pools if p.name == pool_name), None)
+    key = (snap.version, "judged figures", None if info is None else info.name)
+    return cache.cached(key, lambda: _judged_figures(collection, None if info is None else info.pool))
+
+
+def _judged_figures(collection: Collection, pool) -> JudgedFigures:
+    judged = pd.DataFrame.from_records(
+        list(Judgment.objects.filter(collection=collection).order_by().values_list("topic__qid", "docno").distinct()),
+        columns=["qid", "docno"]).drop_duplicates()
+    pooled = pooling_selectors.pool_pairs(pool) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
+    in_pool = pooled.merge(judged, on=["qid", "docno"], how="inner") if len(pooled) and len(judged) else pooled[:0]
+    sizes = pooled.groupby("qid").size().to_dict() if len(pooled) else {}
+    done = in_pool.groupby("qid").size().to_dict() if len(in_pool) else {}
+    counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
+    topics = {q: {"pooled": int(sizes.get(q, 0)), "judged_in_pool": int(done.get(q, 0)),
+                  "judgments": int(counts.get(q, 0))} for q in S.sorted_topics(set(sizes) | set(counts))}
+    return JudgedFigures(pool=None if pool is None else pool.name, topics=topics, pooled=int(len(pooled)),
+                         judged_in_pool=int(len(in_pool)), judgments=int(len(judged)))
 
 
 def assessor_names(collection: Collection) -> list[str]:

@@ -4,6 +4,8 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
 
+from workbench.formats.vocabulary import Choice, Vocabulary
+
 
 class RunTable(tables.Table):
     tag = tables.Column(verbose_name="Run")
@@ -359,3 +361,13 @@ def pool_topics_table(rows: list[dict], collection, request) -> tables.Table:
         ("qid", "Topic", _topic_link(collection)),
         ("pool_size", "Pooled", "int"), ("judged", "Judged", "int"), ("relevant", "Relevant", "int")],
         prefix="t-", request=request, per_page=100, label="Pool per topic")
+
+
+#: which topics the scores average over when some are only partly judged
+TOPIC_SCOPES = Vocabulary("topics", [Choice("complete", "fully judged only"),
+                                     Choice("all", "all judged, partial ones too")])
+#: the two "judged" figures, named apart wherever a table shows them (see selectors.JudgedFigures)
+JUDGED_IN_POOL = "Judged in the pool"
+JUDGMENTS_ALL = "Judgments (incl. outside the pool)"
+JUDGED_COLUMNS = [("judged", tables.Column(verbose_name=JUDGED_IN_POOL)),
+                  ("judgments", tables.Column(verbose_name=JUDGMENTS_ALL))]

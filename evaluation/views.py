@@ -14,21 +14,19 @@ from django_tables2.export import TableExport
 from evaluation import plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
-from evaluation.engine.significance import CORRECTIONS, TESTS
+from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
-from judging.qrels import QRELS_POLICIES, qrels
+from judging.qrels import POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench import jobs
+from workbench.formats.vocabulary import UnknownChoice
 from workbench.models import Collection, Job
 from workbench.selectors import is_organizer
-
-TEST_NAMES = {"t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign", "randomization": "randomisation"}
-CORRECTION_NAMES = {"holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "none": "no"}
 
 
 @results_view()
@@ -39,18 +37,16 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 50}).configure(runs)
     topic_rows = [{**row, "url": reverse("evaluation:topic", args=[collection.slug, row["qid"]])}
                   for row in selectors.topic_overview(collection)]
-    topics = TopicTable(topic_rows, prefix="t-")
+    topics = TopicTable(topic_rows, prefix="t-", extra_columns=tables.JUDGED_COLUMNS,
+                        sequence=("qid", "title", "pool_size", "judged", "judgments", "relevant"))
     RequestConfig(request, paginate={"per_page": 50}).configure(topics)
-    pool = pooling_selectors.pool_named(collection)
-    pooled = sum(r["pool_size"] for r in topic_rows)
-    judged_pooled = sum(min(r["judged"], r["pool_size"]) for r in topic_rows)
+    judged = selectors.judged_figures(collection)
+    pool = pooling_selectors.pool_named(collection, judged.pool) if judged.pool else None
     context = {
-        "collection": collection, "runs": runs, "topics": topics, "pool": pool,
+        "collection": collection, "runs": runs, "topics": topics, "pool": pool, "judged": judged,
         "n_topics": len(topic_rows), "n_runs": collection.runs.count(),
         "n_contributing": sum(contributed.values()),
-        "pooled": pooled, "judged": sum(r["judged"] for r in topic_rows),
         "relevant": sum(r["relevant"] for r in topic_rows),
-        "judged_percent": round(100 * judged_pooled / pooled) if pooled else 0,
         "organizer": is_organizer(request.user),
     }
     return render(request, "evaluation/overview.html", context)
@@ -60,7 +56,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
 def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/downloads.html", {"collection": collection,
                                                          "assessors": selectors.assessor_names(collection),
-                                                         "policies": QRELS_POLICIES})
+                                                         "policies": POLICIES})
 
 
 def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
@@ -80,9 +76,10 @@ def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpR
 
 @results_view()
 def download_qrels(request: HttpRequest, collection: Collection) -> HttpResponse:
-    policy = request.GET.get("policy", "adjudicated")
-    if policy not in QRELS_POLICIES:
-        return HttpResponse(f"unknown policy {policy!r}", status=400, content_type="text/plain")
+    try:
+        policy = POLICIES.parse(request.GET.get("policy"), default=POLICIES.default)
+    except UnknownChoice as exc:
+        return _error_page(request, collection, str(exc))
     assessor = request.GET.get("assessor") or None
     binary = request.GET.get("binary") == "1"
     text = release.qrels_text(collection, policy=policy, assessor=assessor, binary=binary)
@@ -113,10 +110,10 @@ def download_release(request: HttpRequest, collection: Collection) -> HttpRespon
     is never built inside a request."""
     if request.method != "POST":
         return redirect("evaluation:downloads", slug=collection.slug)
-    policy = request.POST.get("policy", "adjudicated")
-    if policy not in QRELS_POLICIES:
-        return HttpResponse(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})", status=400,
-                            content_type="text/plain; charset=utf-8")
+    try:
+        policy = POLICIES.parse(request.POST.get("policy"), default=POLICIES.default)
+    except UnknownChoice as exc:
+        return _error_page(request, collection, str(exc))
     job = jobs.job_start(build_release, kind="release bundle", user=request.user, collection=collection,
                          params={"policy": policy})
     return redirect("job", job_id=job.pk)
@@ -128,11 +125,9 @@ def evaluate_job(request: HttpRequest, collection: Collection) -> HttpResponse:
     zip is downloaded from its page."""
     if request.method != "POST":
         return redirect("evaluation:downloads", slug=collection.slug)
-    policy = request.POST.get("policy", "adjudicated")
     measures = request.POST.get("measures", "").replace(",", " ").split()
     try:
-        if policy not in QRELS_POLICIES:
-            raise EvaluationError(f"unknown policy {policy!r} (one of {', '.join(QRELS_POLICIES)})")
+        policy = POLICIES.parse(request.POST.get("policy"), default=POLICIES.default)
         parse_requests(measures or list(DEFAULT_MEASURES))
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
@@ -164,23 +159,23 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
     measures = [m for m in request.GET.getlist("m") if m.strip()]
     measures += request.GET.get("measures", "").replace(",", " ").split()
     measures = measures or None
-    policy = request.GET.get("qrels", "adjudicated")
+    policy = request.GET.get("qrels") or POLICIES.default
     assessor = None
     if policy.startswith("assessor:"):
-        assessor, policy = policy.split(":", 1)[1], "adjudicated"
-    test = request.GET.get("test", "t")
-    correction = request.GET.get("correction", "holm")
-    if test not in TESTS:
-        test = "t"
-    if correction not in CORRECTIONS:
-        correction = "holm"
+        assessor, policy = policy.split(":", 1)[1], POLICIES.default
+    policy = POLICIES.parse(policy)
+    test = TEST_CHOICES.parse(request.GET.get("test"), default=TEST_CHOICES.default)
+    correction = CORRECTION_CHOICES.parse(request.GET.get("correction"), default=CORRECTION_CHOICES.default)
     done = scoring.completeness(collection)
-    topics = request.GET.get("topics", "complete" if done.has_partial and done.complete else "all")
-    topics = topics if topics in ("complete", "all") else "all"
+    topics = tables.TOPIC_SCOPES.parse(request.GET.get("topics"),
+                                default="complete" if done.has_partial and done.complete else "all")
     scoped = policy + scoring.COMPLETE if topics == "complete" else policy
     return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
             "policy": policy, "topics": topics, "completeness": done,
-            "assessor": assessor, "test": test, "correction": correction}
+            "assessor": assessor, "test": test, "correction": correction,
+            "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
+            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES,
+            "scopes": tables.TOPIC_SCOPES}
 
 
 def _error_page(request, collection, message: str) -> HttpResponse:
@@ -189,8 +184,8 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 
 @results_view()
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
                                       assessor=choice["assessor"], test=choice["test"],
                                       correction=choice["correction"])
@@ -204,10 +199,15 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     if request.GET.get("_export") == "csv":
         return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
     flagged = [r for r in board.runs if r.flags]
+    judged = selectors.judged_figures(collection)
+    partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
+               if judged.topics.get(qid, {}).get("pooled") else (qid, *counts)
+               for qid, counts in choice["completeness"].partial.items()]
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
-        "organizer": is_organizer(request.user), "query": request.GET.urlencode(),
-        "assessors": selectors.assessor_names(collection), "completeness": choice["completeness"]})
+        "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
+        "partial": partial, "assessors": selectors.assessor_names(collection),
+        "completeness": choice["completeness"]})
 
 
 @results_view()
@@ -215,15 +215,13 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
     run = collection.runs.filter(tag=tag).first()
     if run is None:
         raise Http404("No such run.")
-    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
+        choice = _choices(request, collection)
         report = selectors.run_report(collection, tag, measure=measure, qrels_policy=choice["qrels_policy"],
                                       assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
     table = tables.run_report_table(rows, collection, tag, measure, request)
@@ -243,14 +241,12 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
 def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpResponse:
     if not collection.topics.filter(qid=qid).exists():
         raise Http404("No such topic.")
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         report = selectors.topic_report(collection, qid, measures=choice["measures"],
                                         qrels_policy=choice["qrels_policy"], assessor=choice["assessor"])
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     by_depth = report["relevant_by_depth"]
     svg = plots.depth_plot(by_depth) if len(by_depth) else ""
     runs = report["runs"]
@@ -275,9 +271,9 @@ def _query_without_export(request: HttpRequest) -> str:
 
 @results_view()
 def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
-    choice = _choices(request, collection)
     measure = request.GET.get("measure", "map")
     try:
+        choice = _choices(request, collection)
         pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
                                               correction=choice["correction"], qrels_policy=choice["qrels_policy"],
                                               assessor=choice["assessor"])
@@ -285,8 +281,8 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         return _error_page(request, collection, str(exc))
     records = pairs.to_dict("records")
     run_link = lambda tag: reverse("evaluation:run", args=[collection.slug, tag])  # noqa: E731
-    matrix_table = significance_table(records, measure=measure, test=TEST_NAMES[choice["test"]],
-                                      correction=CORRECTION_NAMES[choice["correction"]], run_url=run_link,
+    matrix_table = significance_table(records, measure=measure, test=choice["test_label"],
+                                      correction=choice["correction_label"], run_url=run_link,
                                       request=request, prefix="m-")
     pairs_table = tables.pairs_table(records, collection, request)
     exported = _export(request, [matrix_table, pairs_table],
@@ -295,8 +291,7 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         return exported
     return render(request, "evaluation/significance.html", {
         "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
-        "choice": choice, "tests": TESTS, "corrections": CORRECTIONS, "test_name": TEST_NAMES[choice["test"]],
-        "correction_name": CORRECTION_NAMES[choice["correction"]],
+        "choice": choice,
         "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
         "query": _query_without_export(request), "organizer": is_organizer(request.user)})
 
@@ -330,8 +325,8 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     """Precision-recall (11-point or not interpolated) and ROC curves of the chosen runs, averaged over topics
     or for one topic; ``?download=csv|svg|png`` gives the points or the picture."""
     all_tags, chosen, kind, topics, topic = _curve_choice(request, collection)
-    choice = _choices(request, collection)
     try:
+        choice = _choices(request, collection)
         data = run_curves(collection, chosen, kind=kind, topic=topic, qrels_policy=choice["qrels_policy"],
                           assessor=choice["assessor"]) if chosen else None
     except (EvaluationError, ValueError) as exc:
@@ -358,8 +353,6 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         per_run = selectors.run_recall(collection)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
-
-
     loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
     estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
     recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
@@ -380,21 +373,24 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     if pool is None:
         raise Http404("No such pool.")
     stats = pooling_selectors.pool_statistics(pool, qrels(collection))
-
-
     runs = pooling_selectors.pool_run_rows(pool, stats)
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")
     runs_table = tables.contributions_table(runs, collection, request)
-    order = strategies.sorted_topics(stats.get("topics", {}))
-    topic_rows = [{"qid": q, "judged": 0, "relevant": 0, **stats["topics"][q]} for q in order]
-    topics_table = tables.pool_topics_table(topic_rows, collection, request)
+    judged = selectors.judged_figures(collection, pool.name)
+    topic_rows = [{"qid": q, "relevant": 0, **stats["topics"][q], "judged": judged.topics[q]["judged_in_pool"],
+                   "judgments": judged.topics[q]["judgments"]}
+                  for q in strategies.sorted_topics(stats.get("topics", {}))]
+    topics_table = tables.rows_table(topic_rows, [
+        ("qid", "Topic", lambda r: reverse("evaluation:topic", args=[collection.slug, r["qid"]])),
+        ("pool_size", "Pooled", "int"), ("judged", tables.JUDGED_IN_POOL, "int"), ("judgments", tables.JUDGMENTS_ALL, "int"),
+        ("relevant", "Relevant", "int")], prefix="t-", request=request, per_page=100, label="Pool per topic")
     exported = _export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
-        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table,
+        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
         "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": is_organizer(request.user)})

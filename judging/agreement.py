@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from workbench.formats.relevance import is_relevant
+
 JUDGMENT_COLUMNS = ("assessor", "qid", "docno", "grade")
 LEVELS = ("nominal", "ordinal", "interval")
 
@@ -189,10 +191,10 @@ def _pair_stats(a: np.ndarray, b: np.ndarray, relevant_from: int, scale: np.ndar
     n = a.size
     nan = float("nan")
     out = {"n_shared": n, "agreement": float(np.mean(a == b)) if n else nan,
-           "binary_agreement": float(np.mean((a >= relevant_from) == (b >= relevant_from))) if n else nan,
+           "binary_agreement": float(np.mean(is_relevant(a, relevant_from) == is_relevant(b, relevant_from))) if n else nan,
            "kappa": nan, "weighted_kappa": nan, "alpha": nan}
     if n >= 2:
-        out["kappa"] = cohen_kappa(a >= relevant_from, b >= relevant_from)
+        out["kappa"] = cohen_kappa(is_relevant(a, relevant_from), is_relevant(b, relevant_from))
         out["weighted_kappa"] = weighted_kappa(a, b, weights="linear", categories=scale)
         out["alpha"] = krippendorff_alpha(np.vstack([a, b]), level="ordinal")
     return out
@@ -231,7 +233,7 @@ def agreement_by_topic(judgments: pd.DataFrame, *, relevant_from: int = 1) -> pd
     frame = _check_judgments(judgments)
     per_doc = frame.groupby(["qid", "docno"])["assessor"].transform("size")
     multi = frame[per_doc >= 2].copy()
-    multi["relevant"] = (multi["grade"] >= relevant_from).astype(int)
+    multi["relevant"] = is_relevant(multi["grade"], relevant_from).astype(int)
     rows = []
     for qid, g in multi.groupby("qid", sort=True):
         docs = g.groupby("docno")
@@ -244,10 +246,10 @@ def agreement_by_topic(judgments: pd.DataFrame, *, relevant_from: int = 1) -> pd
         if n_docs >= 2:
             wide = g.pivot(index="assessor", columns="docno", values="grade").to_numpy(dtype=float)
             row["alpha"] = krippendorff_alpha(wide, level="ordinal")
-            binary = np.where(np.isnan(wide), np.nan, wide >= relevant_from)
+            binary = np.where(np.isnan(wide), np.nan, is_relevant(wide, relevant_from))
             row["alpha_binary"] = krippendorff_alpha(binary, level="nominal")
             if len(assessors) == 2:
-                row["kappa"] = cohen_kappa(wide[0] >= relevant_from, wide[1] >= relevant_from)
+                row["kappa"] = cohen_kappa(is_relevant(wide[0], relevant_from), is_relevant(wide[1], relevant_from))
         rows.append(row)
     columns = ["qid", "n_docs", "n_assessors", "agreement", "binary_agreement", "kappa", "alpha_binary",
                "alpha"]
@@ -351,7 +353,9 @@ def ranking_correlation(scores_a: Mapping[str, float], scores_b: Mapping[str, fl
 
     Returns ``(tau_b, tau_ap)``: Kendall's tau-b (``scipy.stats.kendalltau``, ties handled) and
     :func:`tau_ap` with ``scores_a`` as the reference ranking (tau_ap is not symmetric). Both mappings
-    must score the same runs, at least 2; NaN scores are refused.
+    must score the same runs, at least 2; NaN scores are refused. When either mapping gives every run the
+    same score there is no ranking to compare: both are ``nan`` (pages show "not enough data"), where
+    scipy would give a NaN tau-b and tau_ap an arbitrary value from the order of the runs' names.
     """
     if set(scores_a) != set(scores_b):
         only_a, only_b = sorted(set(scores_a) - set(scores_b)), sorted(set(scores_b) - set(scores_a))
@@ -363,5 +367,7 @@ def ranking_correlation(scores_a: Mapping[str, float], scores_b: Mapping[str, fl
     b = np.array([scores_b[k] for k in names], dtype=float)
     if np.isnan(a).any() or np.isnan(b).any():
         raise ValueError("run scores contain NaN")
+    if (a == a[0]).all() or (b == b[0]).all():
+        return float("nan"), float("nan")
     tau_b = float(_stats().kendalltau(a, b, variant="b").statistic)
     return tau_b, tau_ap(scores_a, scores_b)

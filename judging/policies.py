@@ -16,17 +16,26 @@ import numpy as np
 import pandas as pd
 
 from judging.agreement import majority_qrels
+from workbench.formats.vocabulary import Choice, Vocabulary
 
-__all__ = ["QRELS_POLICIES", "check_policy", "current_rows", "policy_grades"]
+__all__ = ["ADJUDICATED", "DEFAULT_POLICY", "MAJORITY", "POLICIES", "QRELS_POLICIES", "check_policy",
+           "current_rows", "policy_grades"]
 
-#: every qrels policy, the default first
-QRELS_POLICIES = ("adjudicated", "majority")
+ADJUDICATED, MAJORITY = "adjudicated", "majority"
+
+#: every qrels policy, the default first: menus, download links, commands and parsers read this
+POLICIES = Vocabulary("qrels policy", [
+    Choice(ADJUDICATED, "adjudicated, else majority",
+           "Graded, adjudicated where an organizer decided, else the majority of the assessors"),
+    Choice(MAJORITY, "majority", "Graded, the majority of the assessors"),
+])
+DEFAULT_POLICY = POLICIES.default
+QRELS_POLICIES = POLICIES.names
 
 
 def check_policy(policy: str) -> str:
-    if policy not in QRELS_POLICIES:
-        raise ValueError(f"unknown qrels policy {policy!r} ({', '.join(QRELS_POLICIES)})")
-    return policy
+    """``policy`` if it is one of :data:`POLICIES`, else ``UnknownChoice`` (a ``ValueError``) naming them."""
+    return POLICIES.parse(policy)
 
 
 def current_rows(records: dict, doc_keys: np.ndarray, assessors: np.ndarray | None) -> np.ndarray:
@@ -52,7 +61,7 @@ def policy_grades(records: dict, doc_keys: np.ndarray, assessors: np.ndarray, se
     keys, rel = doc_keys[assessed], records["grade"][assessed]
     if several:  # documents judged by two or more assessors are voted on
         keys, rel = _majority(assessors[assessed], keys, rel)
-    if policy == "adjudicated" and adjudicated.any():
+    if policy == ADJUDICATED and adjudicated.any():
         # the latest adjudication of each document (rows are in id order) wins over the assessors' majority
         final = rows[adjudicated]
         final = final[~pd.Series(doc_keys[final]).duplicated(keep="last").to_numpy()]

@@ -15,11 +15,20 @@ from django.db import connection
 
 from judging.agreement import majority_qrels
 from judging.models import Judgment
-from judging.policies import QRELS_POLICIES, check_policy, current_rows, policy_grades
+from judging.policies import (
+    ADJUDICATED,
+    DEFAULT_POLICY,
+    POLICIES,
+    QRELS_POLICIES,
+    check_policy,
+    current_rows,
+    policy_grades,
+)
 from workbench.formats.ids import all_integers
 from workbench.models import Collection
 
-__all__ = ["JUDGMENT_COLUMNS", "QRELS_POLICIES", "assessor_judgments", "current_judgments", "qrels", "sort_qrels"]
+__all__ = ["JUDGMENT_COLUMNS", "POLICIES", "QRELS_POLICIES", "assessor_judgments", "current_judgments", "qrels",
+           "sort_qrels"]
 
 JUDGMENT_COLUMNS = ["assessor", "qid", "docno", "grade", "source"]
 
@@ -147,7 +156,7 @@ def current_judgments(collection: Collection, *, assessor: str | None = None) ->
     })
 
 
-def qrels(collection: Collection, *, assessor: str | None = None, policy: str = "adjudicated") -> pd.DataFrame:
+def qrels(collection: Collection, *, assessor: str | None = None, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
     """Qrels (qid, docno, rel) sorted by qid then docno.
 
     With ``assessor``, that assessor's current grades. Otherwise, per document, the majority of the
@@ -220,7 +229,7 @@ def _qrels_from_judgments(frame: pd.DataFrame, *, assessor: str | None, policy: 
         adjudicated = frame[frame["source"] == Judgment.Source.ADJUDICATION]
         assessed = frame[frame["source"] != Judgment.Source.ADJUDICATION]
         parts = [majority_qrels(assessed[["assessor", "qid", "docno", "grade"]], tie="lower")] if len(assessed) else []
-        if len(adjudicated) and policy == "adjudicated":
+        if len(adjudicated) and policy == ADJUDICATED:
             # the latest adjudication of each document wins over the assessors' majority
             parts.insert(0, adjudicated.iloc[::-1].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]])
         if not parts:

@@ -12,11 +12,10 @@ from judging.models import Assignment, AssignmentItem, Judgment
 def judged_documents(collection, qid: str, docnos: Sequence[str]) -> dict[str, bool]:
     """Of these documents of the topic, those with a judgment in the collection (any assessor, any pool,
     imported or not): relevant or not by the latest one ("cannot judge" counts as not relevant)."""
-    relevant_from = collection.relevant_from
     known: dict[str, bool] = {}
     for docno, grade in (Judgment.objects.filter(collection=collection, topic__qid=qid, docno__in=list(docnos))
                          .order_by("id").values_list("docno", "grade")):
-        known[docno] = grade is not None and grade >= relevant_from
+        known[docno] = grade is not None and collection.is_relevant(grade)
     return known
 
 

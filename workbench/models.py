@@ -17,6 +17,8 @@ from django.core.validators import MinValueValidator, RegexValidator, URLValidat
 from django.db import models
 from django.db.models import Q
 
+from workbench.formats import relevance
+
 BINARY_SCALE = [
     {"grade": 0, "label": "Not relevant"},
     {"grade": 1, "label": "Relevant"},
@@ -131,6 +133,12 @@ class Collection(models.Model):
         if not self.document_url or urlsplit(self.document_url).scheme.lower() not in ("http", "https"):
             return ""  # a value that bypassed validation (e.g. set in a shell) never becomes a javascript: link
         return self.document_url.replace(DOCNO_PLACEHOLDER, quote(docno, safe=""))
+
+    def is_relevant(self, grade):
+        """The relevance rule, the one place it is written: a grade counts as relevant when it is at least
+        ``relevant_from``. ``grade`` is a number (gives a bool) or an array/Series of grades (gives a boolean
+        array/Series; NaN, an unjudged document, is not relevant)."""
+        return relevance.is_relevant(grade, self.relevant_from)
 
     def clean(self) -> None:
         validate_scale(self.scale)

@@ -12,6 +12,7 @@ from django_tasks import task
 
 from workbench import jobs, uploads
 from workbench.formats import FormatError
+from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
@@ -114,10 +115,11 @@ def import_runs(job_id: int) -> None:
 
 uploads.register(uploads.UploadKind(
     "topics", "Topics", import_topics, options=("replace",),
-    help="TREC SGML (<top>), XML, TSV or JSONL topics."))
+    help=f"{formats_help('topics')}."))
 uploads.register(uploads.UploadKind(
-    "documents", "Documents", import_documents, multiple=True, options=("replace",), archives=True,
-    help="TREC SGML (<DOC>), JSONL or TSV; several files at once, plain or .gz."))
+from workbench.formats import FormatError
+from workbench.formats.catalog import formats_help
+from workbench.formats.manifest import read_manifest
 uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True, archives=True,
     options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),

@@ -58,10 +58,13 @@ from evaluation.engine.corrections import CORRECTIONS, adjust_p_values, bonferro
 from evaluation.engine.letters import compact_letters
 from evaluation.engine.resampling import bootstrap_ci, randomization_p
 from evaluation.engine.resampling import scipy_stats as _stats
+from workbench.formats.vocabulary import Vocabulary
 
 __all__ = [
     "CORRECTIONS",
+    "CORRECTION_CHOICES",
     "TESTS",
+    "TEST_CHOICES",
     "BestComparison",
     "PairedResult",
     "adjust_p_values",
@@ -74,6 +77,15 @@ __all__ = [
 ]
 
 TESTS = ("t", "wilcoxon", "sign", "randomization")
+
+#: the tests as pages offer them (the default first). Labels read in "<label> test" (menus and sentences alike);
+#: every menu, parser and sentence naming a test reads this.
+TEST_CHOICES = Vocabulary.of("significance test", TESTS, {
+    "t": "paired t", "wilcoxon": "Wilcoxon signed-rank", "sign": "sign", "randomization": "randomisation"})
+#: the multiple-comparison corrections of :mod:`evaluation.engine.corrections`; labels read in "<label> correction"
+CORRECTION_CHOICES = Vocabulary.of("correction", CORRECTIONS, {
+    "holm": "Holm–Bonferroni", "bonferroni": "Bonferroni", "bh": "Benjamini–Hochberg (FDR)",
+    "none": "no"})
 
 
 @dataclass(frozen=True)

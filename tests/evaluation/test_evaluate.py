@@ -133,7 +133,8 @@ def test_run_report_compares_each_topic_with_the_best_median_and_worst(track):
 
 def test_topic_report_counts_the_pool_and_the_relevant_found_per_depth(track):
     report = selectors.topic_report(track, "301", measures=["map"])
-    assert report["pool_size"] == 3 and report["judged"] == 3 and report["relevant"] == 2
+    assert report["pool_size"] == 3 and report["relevant"] == 2
+    assert report["judged_in_pool"] == 3 and report["judgments"] == 3
     by_depth = report["relevant_by_depth"].set_index("depth")
     assert by_depth.loc[1, "relevant"] == 1       # a (alpha's first); beta's first is b
     assert by_depth.loc[5, "relevant"] == 2

@@ -31,4 +31,4 @@ def test_an_unknown_topic_format_is_refused_listing_the_formats_in_their_documen
 def test_an_unknown_document_format_is_refused_listing_the_formats():
     with pytest.raises(FormatError) as error:
         list(iter_documents(io.StringIO("<DOC>\n"), name="d.txt", format="warc"))
-    assert str(error.value) == "d.txt:1: unknown documents format 'warc' (one of trec, jsonl)"
+    assert str(error.value) == "d.txt:1: unknown documents format 'warc' (one of trec, jsonl, tsv)"

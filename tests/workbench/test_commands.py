@@ -276,7 +276,9 @@ def test_show_collection_prints_counts_as_json(collection, run_files, tmp_path):
     run("import_qrels", "robust", str(qrels))
     summary = json.loads(run("show_collection", "robust"))
     assert summary == {"slug": "robust", "name": "Robust sample", "topics": 3, "documents": 2,
-                       "runs": ["alpha", "beta"], "judgments": 1, "pool": 0}
+                       "runs": ["alpha", "beta"], "judgments": 1, "pool": 0,
+                       "judged_in_pool": {"pool": None, "judged": 0, "pooled": 0, "percent": 0},
+                       "judged_documents": 1}
 
 
 def test_command_errors_reach_the_terminal_as_one_line_without_a_traceback(tmp_path):

@@ -6,7 +6,7 @@
 - for the evaluation engine, without pandas: :func:`read_run_arrays` (trec_eval's rules, arrays and
   docno hashes) and :func:`read_qrels_table` (a pyarrow table).
 - topics (:func:`read_topics`): TREC SGML ``<top>``, TREC XML ``<topics><topic number=..>``, TSV, JSONL.
-- documents (:func:`iter_documents`): TREC SGML ``<DOC>`` or JSONL, streamed.
+- documents (:func:`iter_documents`): TREC SGML ``<DOC>``, JSONL or TSV, streamed.
 
 Every reader takes a path (``.gz`` decompressed transparently) or a text or binary file object, and
 raises :class:`FormatError` whose ``problems`` are lines ``path:LINE: what is wrong``.

@@ -1,4 +1,4 @@
-"""Documents: TREC SGML (``<DOC><DOCNO>..</DOCNO>..</DOC>``) or JSONL, streamed one at a time.
+"""Documents: TREC SGML (``<DOC><DOCNO>..</DOCNO>..</DOC>``), JSONL or TSV, streamed one at a time.
 
 - ``trec``: the text between ``<DOCNO>`` and ``</DOCNO>`` is the docno. A ``<TITLE>``, ``<HEADLINE>``,
   ``<HEAD>`` or ``<HL>`` element becomes the title (several are joined); the text of every other
@@ -6,6 +6,12 @@
   blank lines dropped. Anything between documents is ignored.
 - ``jsonl``: one object per line; the docno from ``docno``, ``id`` or ``_id``; ``title``; the text from
   ``text``, ``contents`` or ``body``; every other key goes to ``extra``.
+- ``tsv``: one document per line, ``docno<TAB>text`` (MS MARCO's ``collection.tsv``) or
+  ``docno<TAB>title<TAB>text``; every line of a file has the same number of columns (that of its first
+  line). A first line ``docno<TAB>text`` or ``docno<TAB>title<TAB>text`` is a header and skipped.
+
+Detection: a file starting with ``{`` is JSONL, one whose first line has a tab (and no ``<DOC``) is TSV, any
+other is TREC SGML.
 
 The file is read in blocks of about 1 MB: memory stays flat however large the corpus. A document
 without a docno, a ``<DOC>`` without ``</DOC>``, or a docno seen before is a :class:`FormatError`
@@ -41,7 +47,7 @@ class DocumentRecord:
 
 def iter_documents(source: Source, *, name: str | None = None, format: str | None = None,
                    check_duplicates: bool = True) -> Iterator[DocumentRecord]:
-    """Yield the documents of ``source`` in file order (``format``: ``trec``, ``jsonl``, or None to detect).
+    """Yield the documents of ``source`` in file order (``format``: ``trec``, ``jsonl``, ``tsv``, or None to detect).
 
     >>> import io
     >>> doc = next(iter_documents(io.StringIO("<DOC>\\n<DOCNO> 7 </DOCNO>\\n<TITLE>On rays</TITLE>\\nGamma\\n</DOC>")))
@@ -51,7 +57,7 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     name = display_name(source, name)
     with open_text(source, errors="surrogateescape") as handle:  # bytes that are not UTF-8 are refused below
         head = handle.read(_BLOCK).removeprefix("\ufeff")
-        chosen = format or next(n for n, (accepts, _) in FORMATS.items() if accepts(head.lstrip()))
+        chosen = format or detect_format(head)
         if chosen not in FORMATS:
             raise FormatError([f"{name}:1: unknown documents format {chosen!r} (one of {', '.join(FORMATS)})"])
         records = FORMATS[chosen][1](handle, head, name)
@@ -172,15 +178,65 @@ def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
                           extra=MappingProxyType(item))
 
 
+_TSV_HEADERS = (("docno", "text"), ("docno", "title", "text"))
+
+
+def _tsv_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
+    width = None
+    for number, line in _lines(handle, head):
+        if not line.strip():
+            continue
+        columns = line.rstrip("\r").split("\t")
+        if width is None:
+            width = len(columns)
+            if tuple(c.strip().lower() for c in columns) in _TSV_HEADERS:
+                continue
+        if len(columns) != width or width not in (2, 3):
+            raise FormatError([f"{name}:{number}: expected {width if width in (2, 3) else '2 or 3'} tab-separated "
+                               f"columns (docno<TAB>text or docno<TAB>title<TAB>text), found {len(columns)}"])
+        docno, *title, text = columns
+        if not docno.strip():
+            raise FormatError([f"{name}:{number}: document has no docno (the first column is empty)"])
+        yield number, DocumentRecord(docno=docno.strip(), title=" ".join("".join(title).split()), text=text.strip())
+
+
+def _lines(handle: TextIO, head: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of the whole file, read block by block from ``head`` on."""
+    pending, number, chunk = "", 0, head
+    while chunk:
+        lines = (pending + chunk).split("\n")
+        pending = lines.pop()
+        for line in lines:
+            number += 1
+            yield number, line
+        chunk = handle.read(_BLOCK)
+    if pending:
+        yield number + 1, pending
+
+
 def _record_problem(record: DocumentRecord) -> str | None:
     return (identifiers.identifier_problem("docno", record.docno)
             or identifiers.text_problem(f"document {record.docno!r}'s title", record.title)
             or identifiers.text_problem(f"document {record.docno!r}'s text", record.text))
 
 
-#: the document formats, in the order detection tries them: name -> (detector of the file's start, reader).
-#: A new format is a reader (handle, head, name) -> iterator of (line, DocumentRecord) and one entry here.
+def _looks_like_tsv(head: str) -> bool:
+    first = head.split("\n", 1)[0]
+    return not head.startswith(("<", "{")) and "\t" in first and _DOC_OPEN.search(first) is None
+
+
+def detect_format(head: str) -> str:
+    """The format of a documents file from its start (BOM removed): the first of ``FORMATS`` whose
+    detector accepts it; TREC SGML when none does (its reader then says it found no documents)."""
+    head = head.lstrip()
+    return next((n for n, (accepts, _) in FORMATS.items() if accepts(head)), "trec")
+
+
+#: the document formats (their detectors exclude one another): name -> (detector of the file's start, reader).
+#: A new format is a reader (handle, head, name) -> iterator of (line, DocumentRecord), one entry here and
+#: its label in :mod:`workbench.formats.catalog`.
 FORMATS = {
-    "trec": (lambda head: not head.startswith("{"), _trec_documents),
+    "trec": (lambda head: not head.startswith("{") and not _looks_like_tsv(head), _trec_documents),
     "jsonl": (lambda head: head.startswith("{"), _jsonl_documents),
+    "tsv": (_looks_like_tsv, _tsv_documents),
 }

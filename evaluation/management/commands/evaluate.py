@@ -15,7 +15,7 @@ from evaluation.engine.cli import format_value
 from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.selectors import DEFAULT_MEASURES, leaderboard
 from judging.models import Judgment
-from judging.policies import QRELS_POLICIES
+from judging.policies import DEFAULT_POLICY, QRELS_POLICIES
 from workbench.management.base import Error, WorkbenchCommand
 
 #: "current" is the default policy's other name
@@ -39,7 +39,7 @@ class Command(WorkbenchCommand):
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
-        policy, assessor = "adjudicated", None
+        policy, assessor = DEFAULT_POLICY, None
         if opts["qrels"] not in POLICIES:
             assessor = opts["qrels"]
             if not Judgment.objects.filter(collection=collection, assessor=assessor).exists():

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from evaluation.release import release_bundle
-from judging.qrels import QRELS_POLICIES
+from judging.policies import POLICIES, QRELS_POLICIES
 from workbench.management.base import Error, WorkbenchCommand
 
 
@@ -18,8 +18,8 @@ class Command(WorkbenchCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
-        parser.add_argument("--policy", choices=QRELS_POLICIES, default="adjudicated",
-                            help="The qrels' policy (default: adjudicated, else majority)")
+        parser.add_argument("--policy", choices=QRELS_POLICIES, default=POLICIES.default,
+                            help=f"The qrels' policy (default: {POLICIES.label(POLICIES.default)})")
         parser.add_argument("-o", "--output", default=None,
                             help="The zip to write (default: SLUG-release-DATE.zip in the current directory)")
 

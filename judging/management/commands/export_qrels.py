@@ -12,7 +12,7 @@ class Command(WorkbenchCommand):
         parser.add_argument("slug")
         parser.add_argument("--assessor", default=None,
                             help="One assessor's grades (default: adjudicated, else majority)")
-        parser.add_argument("--policy", choices=judged.QRELS_POLICIES, default="adjudicated",
+        parser.add_argument("--policy", choices=judged.QRELS_POLICIES, default=judged.POLICIES.default,
                             help="Without --assessor: the assessors' majority, with adjudicated grades "
                                  "replacing it where they exist (adjudicated, default), or the majority alone")
         parser.add_argument("-o", "--output", default=None, help="Output file (default: standard output)")

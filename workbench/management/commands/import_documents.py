@@ -1,9 +1,10 @@
+from workbench.formats.catalog import formats_help
 from workbench.management.base import WorkbenchCommand
 from workbench.services import documents_import
 
 
 class Command(WorkbenchCommand):
-    help = "Import documents (TREC SGML or JSONL; .gz accepted) into a collection, atomically."
+    help = f"Import documents ({formats_help('documents')}; .gz accepted) into a collection, atomically."
 
     def add_arguments(self, parser):
         parser.add_argument("slug")

@@ -1,9 +1,10 @@
+from workbench.formats.catalog import formats_help
 from workbench.management.base import WorkbenchCommand
 from workbench.services import topics_import
 
 
 class Command(WorkbenchCommand):
-    help = "Import topics (TREC SGML, TREC XML, TSV or JSONL; .gz accepted) into a collection."
+    help = f"Import topics ({formats_help('topics')}; .gz accepted) into a collection."
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
