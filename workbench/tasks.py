@@ -117,9 +117,8 @@ uploads.register(uploads.UploadKind(
     "topics", "Topics", import_topics, options=("replace",),
     help=f"{formats_help('topics')}."))
 uploads.register(uploads.UploadKind(
-from workbench.formats import FormatError
-from workbench.formats.catalog import formats_help
-from workbench.formats.manifest import read_manifest
+    "documents", "Documents", import_documents, multiple=True, options=("replace",), archives=True,
+    help=f"{formats_help('documents')}; several files at once, plain or .gz."))
 uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True, archives=True,
     options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),
