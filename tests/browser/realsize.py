@@ -52,9 +52,9 @@ class RunInfo:
 @dataclass
 class Track:
     folder: Path
-    topics: Path
-    runs: list[RunInfo]
-    manifest: Path
+    runs: list[RunInfo] = field(default_factory=list)
+    topics: Path | None = None
+    manifest: Path | None = None
     archive: Path | None = None
     documents: Path | None = None
     num_documents: int = 0

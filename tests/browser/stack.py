@@ -18,6 +18,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,19 +139,21 @@ def _wait_for(url: str, processes, log: Path, seconds: float = 60) -> None:
     raise RuntimeError(f"the web server did not answer in {seconds} s:\n{log.read_text()[-3000:]}")
 
 
-def _web_command(server: str, port: int) -> list[str]:
+def _web_command(server: str, port: int, gunicorn_args: Sequence[str] = ()) -> list[str]:
     if server == "gunicorn":
-        # as the README's deployment runs it, with one worker so that its memory is the web server's
+        # as the README's deployment runs it, with one worker so that its memory is the web server's (and
+        # no control socket: the default one, in the home directory, would be shared by concurrent stacks)
         return [sys.executable, "-m", "gunicorn", "workbench.wsgi", "--workers", "1", "--bind", f"127.0.0.1:{port}",
-                "--access-logfile", "-"]
+                "--access-logfile", "-", "--no-control-socket", *gunicorn_args]
     assert server == "runserver", f"no web server {server!r}: runserver or gunicorn"
     return [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
 
 
 @contextmanager
-def running_stack(tmp: Path, *, organizer: str, password: str, server: str = "runserver", env: dict | None = None):
+def running_stack(tmp: Path, *, organizer: str, password: str, server: str = "runserver", env: dict | None = None,
+                  gunicorn_args: Sequence[str] = ()):
     """The stack over a fresh database; ``server`` is ``runserver`` (DEBUG=1) or ``gunicorn`` (DEBUG=0, as
-    deployed); ``env`` adds settings for every process."""
+    deployed, with ``gunicorn_args`` added to its command line); ``env`` adds settings for every process."""
     with _database(tmp) as database_url:
         env = {**os.environ, "DATABASE_URL": database_url, "WORKBENCH_VAR_DIR": str(tmp / "var"), "DEBUG": "1",
                "DJANGO_SUPERUSER_PASSWORD": password, "PYTHONUNBUFFERED": "1", **(env or {})}
@@ -166,7 +169,7 @@ def running_stack(tmp: Path, *, organizer: str, password: str, server: str = "ru
             stack.manage("collectstatic", "--noinput")
         port = _free_port()
         with open(log, "w") as out:
-            web = subprocess.Popen(_web_command(server, port), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            web = subprocess.Popen(_web_command(server, port, gunicorn_args), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
             worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.2",
                                        "--no-startup-delay"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
             try:

@@ -17,6 +17,7 @@ downloading the topics and stopped at the run limit.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.realsize import MB, Track, generate_track
+from tests.browser.realsize import MB, Track, generate_track, write_documents
 from tests.browser.stack import Stack, log_in_at, running_stack
 
 pytestmark = [pytest.mark.browser, pytest.mark.track, pytest.mark.slow]
@@ -44,6 +45,8 @@ class Session:
     artifacts: Path
     console: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    #: the processes' peak memory (bytes) after each step
+    memory: dict[str, dict[str, int]] = field(default_factory=dict)
     server_errors: list[str] = field(default_factory=list)
 
     def shot(self, name: str, full_page: bool = True) -> None:
@@ -52,6 +55,9 @@ class Session:
     def timed(self, name: str, started: float) -> float:
         self.timings[name] = time.monotonic() - started
         return self.timings[name]
+
+    def measure(self, after: str) -> None:
+        self.memory[after] = self.stack.peak_memory()
 
 
 def _organizer(browser, stack: Stack, track: Track, artifacts: Path) -> Session:
@@ -63,6 +69,7 @@ def _organizer(browser, stack: Stack, track: Track, artifacts: Path) -> Session:
     page.on("response", lambda r: r.status >= 500 and session.server_errors.append(f"{r.status} {r.url}"))
     log_in_at(page, stack.url, ORGANIZER, PASSWORD)
     expect(page.get_by_role("link", name="New collection")).to_be_visible()
+    session.measure("logging in")
     return session
 
 
@@ -74,12 +81,15 @@ def _submit_upload(s: Session, kind: str, paths: list[Path]) -> None:
     if kind == "runs":
         s.shot("1-upload-page")
     started = time.monotonic()
-    form.get_by_role("button", name=re.compile("^Upload")).click()
+    with s.page.expect_response(lambda r: r.request.method == "POST" and r.url.startswith(f"{s.console}upload/"),
+                                timeout=JOB_TIMEOUT_MS) as posted:
+        form.get_by_role("button", name=re.compile("^Upload")).click()
     try:
-        s.page.wait_for_url(re.compile(r"/jobs/\d+/(#.*)?$"), timeout=JOB_TIMEOUT_MS)  # the form's #kind stays
-    except Exception:
+        assert posted.value.status == 302, f"the upload answered {posted.value.status}"
+        s.page.wait_for_url(re.compile(r"/jobs/\d+/(#.*)?$"))  # the form's #kind stays in the URL
+    except Exception as exc:
         s.shot(f"{kind}-not-a-job")
-        raise AssertionError(f"{s.page.url}: {s.page.inner_text('body')[:1500]}") from None
+        raise AssertionError(f"{exc}: {s.page.url}: {s.page.inner_text('body')[:1500]}") from None
     s.timed(f"upload of {kind}", started)
 
 
@@ -116,6 +126,7 @@ def upload_runs_in_one_request(s: Session) -> None:
     s.page.goto(s.console)
     assert re.search(r"\b150\s+runs\b", s.page.inner_text("main")), s.page.inner_text("main")[:500]
     s.shot("3-console")
+    s.measure("the runs")
 
 
 def upload_documents(s: Session) -> None:
@@ -124,18 +135,24 @@ def upload_documents(s: Session) -> None:
     assert f"{s.track.num_documents} documents added" in report, report
     s.page.goto(s.console)
     assert re.search(rf"\b{s.track.num_documents}\s+documents\b", s.page.inner_text("main"))
+    s.measure("the documents")
 
 
 def record_figures(s: Session) -> dict[str, int]:
     """The processes' peak memory (read while they run) and every timing, printed and written down."""
     peaks = s.stack.peak_memory()
+
+    def mib(step: str, process: str) -> str:
+        return f"{s.memory[step][process] / 2**20:.0f}"
     database = "PostgreSQL" if s.stack.env["DATABASE_URL"].startswith("postgres") else "SQLite"
     lines = [f"database: {database}; web server: gunicorn, 1 sync worker, DEBUG=0",
              f"runs: {len(s.track.runs)} files, {len({r.team for r in s.track.runs})} teams, "
              f"{s.track.run_bytes / MB:.1f} MB in one upload",
              f"documents: {s.track.num_documents:,} in {s.track.documents.stat().st_size / MB:.1f} MB (TREC SGML)",
-             f"web worker peak memory (VmHWM): {peaks['web'] / 2**20:.0f} MiB",
-             f"db_worker peak memory (VmHWM): {peaks['db_worker'] / 2**20:.0f} MiB",
+             f"web worker peak memory (VmHWM): {peaks['web'] / 2**20:.0f} MiB "
+             f"(after logging in {mib('logging in', 'web')}, after the runs {mib('the runs', 'web')})",
+             f"db_worker peak memory (VmHWM): {peaks['db_worker'] / 2**20:.0f} MiB "
+             f"(before any job {mib('logging in', 'db_worker')}, after the runs {mib('the runs', 'db_worker')})",
              f"static files from gunicorn at DEBUG=0: HTTP {s.stack.status_of('/static/workbench/jobs.js')} "
              "(served by the test, as a web server in front would)",
              *(f"{name}: {seconds:.1f} s" for name, seconds in s.timings.items())]
@@ -145,13 +162,25 @@ def record_figures(s: Session) -> dict[str, int]:
     return peaks
 
 
-def test_an_organizer_loads_a_track_of_real_size_through_the_console(browser, tmp_path, screenshot_dir):
+@pytest.fixture
+def big_tmp(tmp_path):
+    """``tmp_path``, emptied afterwards of the generated files, the database and the uploads (about 1 GB,
+    which pytest would otherwise keep for three runs); ``stack.log`` stays for a failure's post-mortem."""
+    yield tmp_path
+    for path in tmp_path.iterdir():
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.suffix in (".sqlite3", ".sqlite3-wal", ".sqlite3-shm", ".sgml"):
+            path.unlink()
+
+
+def test_an_organizer_loads_a_track_of_real_size_through_the_console(browser, big_tmp, screenshot_dir):
     started = time.monotonic()
-    track = generate_track(tmp_path / "track")
+    track = generate_track(big_tmp / "track")
     generated = time.monotonic() - started
     assert len(track.runs) == 150 and len(track.teams) == 40 and track.run_bytes >= 100 * MB
     assert track.documents.stat().st_size >= 300 * MB
-    with running_stack(tmp_path, organizer=ORGANIZER, password=PASSWORD, server="gunicorn") as stack:
+    with running_stack(big_tmp, organizer=ORGANIZER, password=PASSWORD, server="gunicorn") as stack:
         s = _organizer(browser, stack, track, screenshot_dir)
         s.timings["generating the track"] = generated
         create_collection(s)
@@ -161,3 +190,24 @@ def test_an_organizer_loads_a_track_of_real_size_through_the_console(browser, tm
         peaks = record_figures(s)
     assert not s.server_errors, s.server_errors
     assert peaks["web"] < WEB_MEMORY_LIMIT, f"the web worker peaked at {peaks['web'] / 2**20:.0f} MiB"
+
+
+def test_an_upload_slower_than_gunicorns_timeout_arrives_with_threaded_workers(browser, big_tmp, screenshot_dir):
+    """Over a real link a 300 MB upload takes longer than gunicorn's worker timeout (30 s by default): a
+    sync worker is killed in the middle of reading it and the browser gets gunicorn's 500. A threaded
+    worker (``--worker-class gthread``) keeps its heartbeat while a thread reads the body. Here the same
+    at a smaller scale: a 12 MB documents file sent at 1 MB/s to a worker whose timeout is 4 s."""
+    documents = big_tmp / "documents.sgml"
+    count = write_documents(documents, set(), size=12 * MB)
+    with running_stack(big_tmp, organizer=ORGANIZER, password=PASSWORD, server="gunicorn",
+                       gunicorn_args=["--worker-class", "gthread", "--threads", "2", "--timeout", "4"]) as stack:
+        s = _organizer(browser, stack, Track(folder=big_tmp, documents=documents, num_documents=count),
+                       screenshot_dir)
+        create_collection(s)
+        cdp = s.page.context.new_cdp_session(s.page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                      "uploadThroughput": 1 * MB})
+        upload_documents(s)
+        assert s.timings["upload of documents"] > 8, s.timings  # the link was slow: twice the timeout at least
+    assert not s.server_errors, s.server_errors
