@@ -7,11 +7,21 @@ The track is generated in the test (``tests/browser/realsize.py``): 30 topics, 1
 figures go to ``test-artifacts/real-track-memory.txt`` and the screenshots to ``test-artifacts/real-*.png``.
 
 The test is a sequence of steps, one function each, sharing a :class:`Session` (the stack, the
-organizer's page, the generated track, the timings). The issue's remaining steps plug in the same way
-once their features are on main: the runs again as one ``.tar.gz`` with the manifest (teams, contributes,
-priorities; ``Track.archive``, ``Track.manifest``), a pool from the submissions (each team's 2 first
-runs by priority), assessors at 390 px with the grade buttons in the first viewport, and a participant
-downloading the topics and stopped at the run limit.
+organizer's page, the generated track, the timings, the memory after each step). The issue's remaining
+steps plug in the same way once their features are on main (the generator already writes their files):
+
+* ``upload_runs_in_one_request``: choose ``track.manifest`` with the run files, then check that the
+  runs page shows 40 teams and each run's priority and contribution as the manifest gives them;
+* ``upload_runs_as_one_archive(s)``: ``generate_track(..., archive=True)`` writes ``track.archive``
+  (the 150 runs as one ``.tar.gz``); upload it with the manifest into a second collection: 150 runs again;
+* ``pool_from_submissions(s, per_team=2)``: a new named pool of each team's 2 first runs by priority
+  (``track.teams`` gives them, in priority order); the preview lists exactly those runs; every pooled
+  document has its text (the documents file holds every docno retrieved at depth <= 100,
+  ``track.pooled``);
+* ``assessor_at_390(s)``: a context of 390x844: the grade buttons' boxes lie within the first viewport,
+  a tap records a grade without a scroll;
+* ``participant_at_the_limit(s)``: a team member downloads the topics (30 lines) from the team page and
+  the form closes once the team's runs reach the limit.
 """
 
 from __future__ import annotations
