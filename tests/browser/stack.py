@@ -1,6 +1,12 @@
 """A whole deployment for end-to-end tests: migrate, an organizer, the web server and a ``db_worker``, each
 its own process over one database (a SQLite file, or a fresh PostgreSQL database when ``DATABASE_URL``
-names a PostgreSQL server), as an organizer runs it, with no immediate job backend anywhere."""
+names a PostgreSQL server), as an organizer runs it, with no immediate job backend anywhere.
+
+The web server is Django's development server (DEBUG=1, what ``make demo`` runs) or, with
+``server="gunicorn"``, gunicorn with one sync worker as a real deployment runs it: DEBUG=0, a SECRET_KEY,
+ALLOWED_HOSTS, ``collectstatic``. Django then serves no static file (a deployment's web server in front
+does, from STATIC_ROOT): :meth:`Stack.serve_static` plays that web server for a browser context.
+:meth:`Stack.peak_memory` reads the peak resident memory (VmHWM) of the web worker and of the db_worker."""
 
 from __future__ import annotations
 
@@ -9,8 +15,10 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +32,73 @@ class Stack:
     env: dict
     log: Path
     worker: subprocess.Popen | None = None
+    web: subprocess.Popen | None = None
+    server: str = "runserver"
 
     def manage(self, *args: str) -> str:
         done = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True,
                               text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         return done.stdout
+
+    @property
+    def static_root(self) -> Path:
+        return Path(self.env["WORKBENCH_VAR_DIR"]) / "static"
+
+    def web_pid(self) -> int:
+        """The process that answers requests: gunicorn's worker (the master's child), or the development server."""
+        assert self.web is not None and self.web.poll() is None, "the web server is not running"
+        if self.server != "gunicorn":
+            return self.web.pid
+        children = _children(self.web.pid)
+        assert len(children) == 1, f"gunicorn {self.web.pid} has workers {children}, not one"
+        return children[0]
+
+    def peak_memory(self) -> dict[str, int]:
+        """Peak resident memory in bytes (VmHWM, read from /proc) of the web worker and of the db_worker
+        (with its children, if it has any): read it before the stack stops."""
+        assert self.worker is not None and self.worker.poll() is None, "the db_worker is not running"
+        return {"web": vm_hwm(self.web_pid()),
+                "db_worker": max([vm_hwm(self.worker.pid), *map(vm_hwm, _children(self.worker.pid))])}
+
+    def serve_static(self, context) -> None:
+        """Serve ``/static/`` to the browser ``context`` from STATIC_ROOT, as the web server in front of a
+        deployment does (DEBUG=0: Django serves no static file)."""
+        root, prefix = self.static_root.resolve(), f"{self.url}/static/"
+
+        def handle(route) -> None:
+            path = (root / route.request.url[len(prefix):].split("?")[0]).resolve()
+            if root in path.parents and path.is_file():
+                route.fulfill(path=str(path))
+            else:
+                route.fulfill(status=404, body="not found")
+
+        context.route(f"{prefix}**", handle)
+
+    def status_of(self, path: str) -> int:
+        """The HTTP status the web server itself answers for ``path`` (no browser, no login)."""
+        try:
+            with urllib.request.urlopen(f"{self.url}{path}", timeout=10) as response:  # noqa: S310 - our own server
+                return response.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+
+def vm_hwm(pid: int) -> int:
+    """A live process's peak resident set size in bytes (``VmHWM`` of ``/proc/PID/status``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            value, unit = line.split()[1:3]
+            assert unit == "kB", line
+            return int(value) * 1024
+    raise AssertionError(f"/proc/{pid}/status has no VmHWM")
+
+
+def _children(pid: int) -> list[int]:
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += [int(c) for c in (task / "children").read_text().split()]
+    return children
 
 
 def _free_port() -> int:
@@ -70,24 +139,41 @@ def _wait_for(url: str, processes, log: Path, seconds: float = 60) -> None:
     raise RuntimeError(f"the web server did not answer in {seconds} s:\n{log.read_text()[-3000:]}")
 
 
+def _web_command(server: str, port: int, gunicorn_args: Sequence[str] = ()) -> list[str]:
+    if server == "gunicorn":
+        # as the README's deployment runs it, with one worker so that its memory is the web server's (and
+        # no control socket: the default one, in the home directory, would be shared by concurrent stacks)
+        return [sys.executable, "-m", "gunicorn", "workbench.wsgi", "--workers", "1", "--bind", f"127.0.0.1:{port}",
+                "--access-logfile", "-", "--no-control-socket", *gunicorn_args]
+    assert server == "runserver", f"no web server {server!r}: runserver or gunicorn"
+    return [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+
+
 @contextmanager
-def running_stack(tmp: Path, *, organizer: str, password: str):
+def running_stack(tmp: Path, *, organizer: str, password: str, server: str = "runserver", env: dict | None = None,
+                  gunicorn_args: Sequence[str] = ()):
+    """The stack over a fresh database; ``server`` is ``runserver`` (DEBUG=1) or ``gunicorn`` (DEBUG=0, as
+    deployed, with ``gunicorn_args`` added to its command line); ``env`` adds settings for every process."""
     with _database(tmp) as database_url:
         env = {**os.environ, "DATABASE_URL": database_url, "WORKBENCH_VAR_DIR": str(tmp / "var"), "DEBUG": "1",
-               "DJANGO_SUPERUSER_PASSWORD": password, "PYTHONUNBUFFERED": "1"}
+               "DJANGO_SUPERUSER_PASSWORD": password, "PYTHONUNBUFFERED": "1", **(env or {})}
+        if server == "gunicorn":
+            env.update(DEBUG="0", SECRET_KEY=f"e2e-{uuid.uuid4().hex}-{uuid.uuid4().hex}",
+                       ALLOWED_HOSTS="127.0.0.1,localhost")
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         log = tmp / "stack.log"
-        stack = Stack(url="", env=env, log=log)
+        stack = Stack(url="", env=env, log=log, server=server)
         stack.manage("migrate", "--noinput")
         stack.manage("createsuperuser", "--noinput", "--username", organizer, "--email", f"{organizer}@example.org")
+        if server == "gunicorn":
+            stack.manage("collectstatic", "--noinput")
         port = _free_port()
         with open(log, "w") as out:
-            web = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                                   cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            web = subprocess.Popen(_web_command(server, port, gunicorn_args), cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
             worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.2",
                                        "--no-startup-delay"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
             try:
-                stack.url, stack.worker = f"http://127.0.0.1:{port}", worker
+                stack.url, stack.worker, stack.web = f"http://127.0.0.1:{port}", worker, web
                 _wait_for(f"{stack.url}/accounts/login/", [web, worker], log)
                 yield stack
             finally:
