@@ -115,6 +115,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # static files from the application server itself (gunicorn with DEBUG=0 serves none otherwise, and the
+    # job pages' progress script would 404); a web server in front may still serve STATIC_ROOT instead
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # before the CSRF check reads the form: an upload over the limits answers a plain page, not a debug one
@@ -225,6 +228,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# serve straight from the apps' static folders too, so a deployment works before (or without) collectstatic
+WHITENOISE_USE_FINDERS = True
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
