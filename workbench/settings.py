@@ -230,6 +230,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 # serve straight from the apps' static folders too, so a deployment works before (or without) collectstatic
 WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start while collectstatic has not run
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
