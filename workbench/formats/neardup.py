@@ -186,6 +186,95 @@ def _concatenated(parts: list[np.ndarray]) -> np.ndarray:
     return whole
 
 
+class _Signatures:
+    """What the batches leave behind: docnos, exact-text hashes, emptiness, band keys and 16-bit signatures."""
+
+    def __init__(self, shingle: int, a: np.ndarray, b: np.ndarray, bands: int, rows: int) -> None:
+        self.shingle, self.a, self.b, self.bands, self.rows = shingle, a, b, bands, rows
+        self.docnos: list[str] = []
+        self.exact, self.empty, self.keys, self.sig = [], [], [], []
+
+    def add(self, batch: list[tuple[str, str]]) -> None:
+        texts = [t or "" for _, t in batch]
+        exact, sig = _batch_signatures(texts, self.shingle, self.a, self.b)
+        self.docnos.extend(d for d, _ in batch)
+        self.exact.append(exact)
+        self.empty.append(np.fromiter((not _WORD.search(t) for t in texts), dtype=bool, count=len(texts)))
+        self.keys.append(_band_keys(sig, self.bands, self.rows))
+        self.sig.append(sig.astype(np.uint16))  # b-bit MinHash (b = 16) is enough to estimate similarity
+
+
+def _read(documents: Iterable[tuple[str, str]], into: _Signatures, batch: int,
+          progress: Callable[[int], None] | None) -> None:
+    buffer: list[tuple[str, str]] = []
+    for item in documents:
+        buffer.append(item)
+        if len(buffer) >= batch:
+            into.add(buffer)
+            buffer = []
+            if progress is not None:
+                progress(len(into.docnos))
+    if buffer:
+        into.add(buffer)
+        if progress is not None:
+            progress(len(into.docnos))
+
+
+def _exact_leaders(exact: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """For each text, the first text equal to it (itself when first; empty texts stand alone)."""
+    n = len(exact)
+    order = np.lexsort((np.arange(n), exact))
+    keyed = exact[order]
+    head = np.concatenate(([True], keyed[1:] != keyed[:-1]))
+    group_first = order[np.maximum.accumulate(np.where(head, np.arange(n), 0))]
+    leader = np.empty(n, dtype=np.int64)
+    leader[order] = group_first
+    leader[empty] = np.flatnonzero(empty)
+    return leader
+
+
+def _similar_pairs(found: _Signatures, distinct: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of distinct texts (as indexes of all texts) whose estimated similarity is at least ``threshold``."""
+    keys = _concatenated(found.keys)[distinct]
+    pairs = _candidate_pairs(keys)
+    del keys
+    sig = _concatenated(found.sig)[distinct]
+    sims = np.zeros(len(pairs))
+    for lo in range(0, len(pairs), 100_000):
+        p = pairs[lo:lo + 100_000]
+        sims[lo:lo + 100_000] = (sig[p[:, 0]] == sig[p[:, 1]]).mean(axis=1)
+    keep = sims >= threshold
+    return distinct[pairs[keep]], sims[keep]
+
+
+def _classes(docnos: list[str], neighbours: dict[int, list[tuple[int, float]]],
+             exact_members: dict[int, list[int]]) -> list[DuplicateClass]:
+    """Classes around representatives: the document with the most duplicates first (ties: input order)."""
+    assigned: set[int] = set()
+    classes: list[tuple[int, DuplicateClass]] = []
+
+    def degree(i: int) -> int:
+        return len(exact_members.get(i, [])) + sum(1 + len(exact_members.get(m, [])) for m, _ in neighbours.get(i, []))
+
+    for rep in sorted(set(neighbours) | set(exact_members), key=lambda i: (-degree(i), i)):
+        if rep in assigned:
+            continue
+        members = [(m, 1.0) for m in exact_members.get(rep, [])]
+        for m, s in sorted(neighbours.get(rep, [])):
+            if m not in assigned:
+                members.append((m, s))
+                members.extend((e, s) for e in exact_members.get(m, []))
+        members = [(m, s) for m, s in sorted(members) if m not in assigned and m != rep]
+        if not members:
+            continue
+        assigned.add(rep)
+        assigned.update(m for m, _ in members)
+        similarities = tuple(float(s) for _, s in members)
+        classes.append((rep, DuplicateClass(docnos[rep], tuple(docnos[m] for m, _ in members), min(similarities),
+                                            similarities)))
+    return [c for _, c in sorted(classes)]
+
+
 def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = DEFAULT_THRESHOLD,
                     shingle: int = DEFAULT_SHINGLE, num_perm: int = DEFAULT_NUM_PERM, seed: int = 1,
                     batch: int = BATCH, progress: Callable[[int], None] | None = None) -> list[DuplicateClass]:
@@ -200,59 +289,17 @@ def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = 
     if shingle < 1 or num_perm < 2:
         raise ValueError("shingle must be at least 1 and num_perm at least 2")
     a, b = _permutations(num_perm, seed)
-    bands, rows = _band_params(threshold, num_perm)
-    docnos: list[str] = []
-    exact_parts, empty_parts, sig_parts, key_parts = [], [], [], []
-    read = 0
-    buffer: list[tuple[str, str]] = []
-
-    def flush() -> None:
-        nonlocal read
-        texts = [t or "" for _, t in buffer]
-        exact, sig = _batch_signatures(texts, shingle, a, b)
-        docnos.extend(d for d, _ in buffer)
-        exact_parts.append(exact)
-        empty_parts.append(np.fromiter((not _WORD.search(t) for t in texts), dtype=bool, count=len(texts)))
-        key_parts.append(_band_keys(sig, bands, rows))
-        sig_parts.append(sig.astype(np.uint16))  # b-bit MinHash (b = 16) is enough to estimate similarity
-        read += len(buffer)
-        buffer.clear()
-        if progress is not None:
-            progress(read)
-
-    for item in documents:
-        buffer.append(item)
-        if len(buffer) >= batch:
-            flush()
-    if buffer:
-        flush()
-    if not docnos:
+    found = _Signatures(shingle, a, b, *_band_params(threshold, num_perm))
+    _read(documents, found, batch, progress)
+    if not found.docnos:
         return []
-    exact = np.concatenate(exact_parts)
-    empty = np.concatenate(empty_parts)
-    n = len(docnos)
     # 1. exact duplicates: the first document of each group of equal texts stands for the group
-    order = np.lexsort((np.arange(n), exact))
-    keyed = exact[order]
-    head = np.concatenate(([True], keyed[1:] != keyed[:-1]))
-    group_first = order[np.maximum.accumulate(np.where(head, np.arange(n), 0))]
-    leader = np.empty(n, dtype=np.int64)
-    leader[order] = group_first
-    leader[empty] = np.flatnonzero(empty)  # empty texts stand alone
-    distinct = np.flatnonzero(leader == np.arange(n))
-    distinct = distinct[~empty[distinct]]
+    empty = np.concatenate(found.empty)
+    leader = _exact_leaders(np.concatenate(found.exact), empty)
+    n = len(leader)
+    distinct = np.flatnonzero((leader == np.arange(n)) & ~empty)
     # 2. near duplicates among distinct texts: LSH bands, then the estimated similarity of each candidate
-    keys = _concatenated(key_parts)[distinct]
-    pairs = _candidate_pairs(keys)
-    del keys
-    sig = _concatenated(sig_parts)[distinct]
-    sims = np.zeros(len(pairs))
-    for lo in range(0, len(pairs), 100_000):
-        p = pairs[lo:lo + 100_000]
-        sims[lo:lo + 100_000] = (sig[p[:, 0]] == sig[p[:, 1]]).mean(axis=1)
-    del sig
-    keep = sims >= threshold
-    pairs, sims = distinct[pairs[keep]], sims[keep]
+    pairs, sims = _similar_pairs(found, distinct, threshold)
     neighbours: dict[int, list[tuple[int, float]]] = {}
     for (i, j), s in zip(pairs.tolist(), sims.tolist(), strict=True):
         neighbours.setdefault(i, []).append((j, s))
@@ -260,31 +307,7 @@ def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = 
     exact_members: dict[int, list[int]] = {}
     for i in np.flatnonzero(leader != np.arange(n)).tolist():
         exact_members.setdefault(int(leader[i]), []).append(i)
-    # 3. classes around representatives: the document with the most duplicates first (ties: input order)
-    assigned = np.zeros(n, dtype=bool)
-    classes: list[tuple[int, DuplicateClass]] = []
-
-    def degree(i: int) -> int:
-        return len(exact_members.get(i, [])) + sum(1 + len(exact_members.get(m, [])) for m, _ in neighbours.get(i, []))
-
-    for rep in sorted(set(neighbours) | set(exact_members), key=lambda i: (-degree(i), i)):
-        if assigned[rep]:
-            continue
-        members = [(m, 1.0) for m in exact_members.get(rep, [])]
-        for m, s in sorted(neighbours.get(rep, [])):
-            if not assigned[m]:
-                members.append((m, s))
-                members.extend((e, s) for e in exact_members.get(m, []))
-        members = [(m, s) for m, s in sorted(members) if not assigned[m] and m != rep]
-        if not members:
-            continue
-        assigned[rep] = True
-        for m, _ in members:
-            assigned[m] = True
-        similarities = tuple(float(s) for _, s in members)
-        classes.append((rep, DuplicateClass(docnos[rep], tuple(docnos[m] for m, _ in members), min(similarities),
-                                            similarities)))
-    return [c for _, c in sorted(classes)]
+    return _classes(found.docnos, neighbours, exact_members)
 
 
 def class_pairs(classes: Iterable[DuplicateClass]) -> set[frozenset[str]]:
