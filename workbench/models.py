@@ -308,6 +308,9 @@ class DuplicateClass(models.Model):
     representative = models.CharField(max_length=200)
     similarity = models.FloatField(help_text="Lowest estimated Jaccard similarity of a member to the representative.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PROPOSED)
+    judge_members = models.BooleanField(
+        default=False, help_text="Assessors judge the members too, though the class is accepted (its judgments "
+                                 "are still propagated to members nobody judged).")
     threshold = models.FloatField()
     shingle = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
