@@ -93,3 +93,64 @@ def test_a_proposed_class_propagates_nothing(pool, klass, assessor):
     judge(assessor, "301", "d1", 2)
     assert not PropagatedJudgment.objects.exists()
     assert qrels_text(pool.collection, duplicates=True) == qrels_text(pool.collection)
+
+
+# --- the organizer's pages ------------------------------------------------------------------------
+
+def pages(slug, class_id):
+    return [f"/judge/organize/{slug}/duplicates/", f"/judge/organize/{slug}/duplicates/{class_id}/"]
+
+
+def test_the_organizer_sees_the_classes_and_the_two_texts_side_by_side(client, pool, klass, organizer):
+    from workbench.models import Document
+
+    Document.objects.filter(collection=pool.collection, docno="d1").update(text="bz2.BZ2File.read reads bytes")
+    Document.objects.filter(collection=pool.collection, docno="d2").update(text="lzma.LZMAFile.read reads bytes")
+    client.force_login(organizer)
+    listing = client.get(pages(pool.collection.slug, klass.pk)[0]).content.decode()
+    assert "d1" in listing and "0.800" in listing and "Proposed" in listing
+    page = client.get(pages(pool.collection.slug, klass.pk)[1]).content.decode()
+    assert "bz2.BZ2File.read reads bytes" in page and "lzma.LZMAFile.read reads bytes" in page and "0.900" in page
+
+
+def test_accepting_and_splitting_a_class_from_its_page(client, pool, klass, assessor, organizer):
+    assignments_create(pool=pool, assessors=[assessor])
+    judge(assessor, "301", "d1", 2)
+    client.force_login(organizer)
+    url = pages(pool.collection.slug, klass.pk)[1]
+    answer = client.post(url, {"status": "accepted"}, follow=True).content.decode()
+    assert "2 propagated judgments (were 0)" in answer and "d1 judged by arthur" in answer
+    answer = client.post(url, {"status": "split"}, follow=True).content.decode()
+    assert "0 propagated judgments (were 2)" in answer and not PropagatedJudgment.objects.exists()
+    assert client.post(url, {"status": "nonsense"}).status_code == 200  # re-rendered with one clear message
+
+
+def test_detection_is_started_from_the_page_and_a_bad_threshold_is_one_clear_message(client, pool, organizer):
+    client.force_login(organizer)
+    slug = pool.collection.slug
+    answer = client.post(f"/judge/organize/{slug}/duplicates/find/", {"threshold": "3", "shingle": "3"}, follow=True)
+    assert "threshold: Ensure this value is less than or equal to 1" in answer.content.decode()
+    started = client.post(f"/judge/organize/{slug}/duplicates/find/", {"threshold": "0.7", "shingle": "3"})
+    assert started.status_code == 302 and started["Location"].startswith("/jobs/")
+
+
+@pytest.mark.parametrize("who, status", [("assessor", 403), ("outsider", 403), (None, 302)])
+def test_only_organizers_reach_the_near_duplicate_pages(client, pool, klass, request, who, status):
+    if who:
+        client.force_login(request.getfixturevalue(who))
+    slug = pool.collection.slug
+    for url in pages(slug, klass.pk):
+        assert client.get(url).status_code == status
+    assert client.post(pages(slug, klass.pk)[1], {"status": "accepted"}).status_code == status
+    assert client.post(f"/judge/organize/{slug}/duplicates/find/", {"threshold": "0.7", "shingle": "3"}
+                       ).status_code == status
+    klass.refresh_from_db()
+    assert klass.status == "proposed"
+
+
+def test_a_class_of_another_collection_is_not_found(client, pool, klass, organizer):
+    from tests import factories
+
+    other = factories.collection_with_topics(slug="other")
+    client.force_login(organizer)
+    assert client.get(f"/judge/organize/{other.slug}/duplicates/{klass.pk}/").status_code == 404
