@@ -154,3 +154,26 @@ def test_a_class_of_another_collection_is_not_found(client, pool, klass, organiz
     other = factories.collection_with_topics(slug="other")
     client.force_login(organizer)
     assert client.get(f"/judge/organize/{other.slug}/duplicates/{klass.pk}/").status_code == 404
+
+
+def test_the_leaderboard_says_it_scores_without_propagated_judgments(client, pool, klass, assessor, organizer,
+                                                                     tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from tests import factories
+
+    for tag in ("alpha", "beta"):
+        path = tmp_path / f"{tag}.run"
+        path.write_text(factories.run_lines(tag, {"301": ["d1", "d2"] if tag == "alpha" else ["d3", "d1"]}))
+        call_command("import_runs", pool.collection.slug, str(path), "--no-pool", stdout=StringIO())
+    assignments_create(pool=pool, assessors=[assessor])
+    duplicate_class_set(duplicate_class=klass, status="accepted", user=organizer)
+    judge(assessor, "301", "d1", 2)
+    client.force_login(organizer)
+    page = client.get(f"/collections/{pool.collection.slug}/leaderboard/").content.decode()
+    assert "Scored on the qrels <strong>without</strong> the grades propagated" in page
+    download = client.get(f"/collections/{pool.collection.slug}/downloads/qrels.txt?duplicates=1")
+    assert download.content.decode() == "301 0 d1 2\n301 0 d2 2\n301 0 d4 2\n"
+    assert "with-duplicates" in download["Content-Disposition"]
