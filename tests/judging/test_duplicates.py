@@ -11,7 +11,7 @@ from judging.assignments import assignments_create
 from judging.duplicates import duplicate_class_set, qrels_with_duplicates
 from judging.models import AssignmentItem, Judgment, PropagatedJudgment
 from judging.qrels import assessor_judgments, qrels
-from judging.selectors import next_item_for
+from judging.selectors import assignment_counts, next_item_for
 from judging.services import adjudication_record, judgment_record
 from workbench.models import DuplicateClass, DuplicateMember
 
@@ -53,6 +53,7 @@ def test_the_queue_skips_a_document_whose_class_is_judged_unless_the_organizer_w
     judge(assessor, "301", "d3", 0)
     judge(assessor, "301", "d1", 1)
     assert next_item_for(assessor).docno == "d6"  # d4 and d2 (topic 301) are covered by d1's grade
+    assert assignment_counts(AssignmentItem.objects.get(docno="d1").assignment_id) == (4, 4)
     duplicate_class_set(duplicate_class=klass, judge_members=True, user=organizer)
     assert next_item_for(assessor).docno == "d4"
 
