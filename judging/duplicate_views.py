@@ -4,6 +4,7 @@ side by side and its propagated judgments, the decision (accept, split) and dete
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -61,17 +62,24 @@ def duplicate_class(request: HttpRequest, slug: str, class_id: int) -> HttpRespo
     klass = get_object_or_404(DuplicateClass, pk=class_id, collection=collection)
     if request.method == "POST":
         form = DuplicateDecisionForm(request.POST)
-        if form.is_valid() and (form.cleaned_data["status"] or form.cleaned_data["judge_members"]):
-            data = form.cleaned_data
+        data = form.cleaned_data if form.is_valid() else {}
+        if data.get("status") or data.get("judge_members") or data.get("remove"):
             judge = {"1": True, "0": False}.get(data["judge_members"])
             before = klass.propagated_judgments.count()
-            after = duplicate_class_set(duplicate_class=klass, status=data["status"] or None, judge_members=judge,
-                                        user=request.user)
-            messages.success(request, f"Class of {klass.representative}: {klass.get_status_display().lower()}"
-                                      + ("; assessors judge its members" if klass.judge_members else "")
-                                      + f"; {after} propagated judgments (were {before}).")
-            return redirect("judging:duplicate_class", slug=slug, class_id=klass.pk)
-        messages.error(request, "Choose a decision: accept, split or back to proposed.")
+            try:
+                after = duplicate_class_set(duplicate_class=klass, status=data["status"] or None, judge_members=judge,
+                                            remove=data["remove"] or None, user=request.user)
+            except ValidationError as exc:
+                messages.error(request, " ".join(exc.messages))
+            else:
+                messages.success(request, f"Class of {klass.representative}: "
+                                          + (f"{data['remove']} taken out; " if data["remove"] else "")
+                                          + klass.get_status_display().lower()
+                                          + ("; assessors judge its members" if klass.judge_members else "")
+                                          + f"; {after} propagated judgments (were {before}).")
+                return redirect("judging:duplicate_class", slug=slug, class_id=klass.pk)
+        else:
+            messages.error(request, "Choose a decision: accept, split or back to proposed.")
     members = list(klass.members.order_by("-similarity", "docno"))
     shown = request.GET.get("member") or (members[0].docno if members else "")
     member = next((m for m in members if m.docno == shown), members[0] if members else None)

@@ -21,7 +21,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from judging.models import Judgment, PropagatedJudgment
 from judging.qrels import qrels, sort_qrels
-from workbench.duplicates import duplicate_class_decide
+from workbench.duplicates import duplicate_class_decide, duplicate_member_remove
 from workbench.models import Collection, DuplicateClass, DuplicateMember
 
 __all__ = ["covered_by_propagation", "duplicate_class_set", "propagation_after_judgment", "propagation_sync",
@@ -121,10 +121,13 @@ def propagation_sync_all(collection: Collection) -> int:
 
 @transaction.atomic
 def duplicate_class_set(*, duplicate_class: DuplicateClass, status: str | None = None,
-                        judge_members: bool | None = None, user=None) -> int:
+                        judge_members: bool | None = None, remove: str | None = None, user=None) -> int:
     """The organizer's decision on a class: accept (its judgments propagate), split or back to proposed (its
-    propagated records are revoked: deleted, and nothing else), and whether assessors still judge its members.
+    propagated records are revoked: deleted, and nothing else), whether assessors still judge its members, or
+    one document taken out of the class (its propagated records go; it is judged on its own).
     Returns the number of propagated records the class holds afterwards."""
+    if remove is not None:
+        duplicate_member_remove(duplicate_class=duplicate_class, docno=remove, user=user)
     if status is not None:
         duplicate_class_decide(duplicate_class=duplicate_class, status=status, user=user)
     if judge_members is not None:

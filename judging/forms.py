@@ -133,3 +133,4 @@ class DuplicateDecisionForm(forms.Form):
                ("proposed", "Back to proposed")]
     status = forms.ChoiceField(choices=ACTIONS, required=False)
     judge_members = forms.ChoiceField(choices=[("", "unchanged"), ("1", "yes"), ("0", "no")], required=False)
+    remove = forms.CharField(max_length=200, required=False)

@@ -15,7 +15,8 @@ from django.utils import timezone
 from workbench.formats import neardup
 from workbench.models import Collection, Document, DuplicateClass, DuplicateMember
 
-__all__ = ["DetectionSummary", "duplicate_class_decide", "duplicate_classes", "duplicates_detect",
+__all__ = ["DetectionSummary", "duplicate_class_decide", "duplicate_classes", "duplicate_member_remove",
+           "duplicates_detect",
            "validate_detection_params"]
 
 
@@ -99,4 +100,19 @@ def duplicate_class_decide(*, duplicate_class: DuplicateClass, status: str, user
     duplicate_class.decided_at = timezone.now()
     duplicate_class.decided_by = user if user is not None and user.is_authenticated else None
     duplicate_class.save(update_fields=["status", "decided_at", "decided_by"])
+    return duplicate_class
+
+
+@transaction.atomic
+def duplicate_member_remove(*, duplicate_class: DuplicateClass, docno: str, user=None) -> DuplicateClass:
+    """Take one document out of a class (it is then judged on its own); a class left with no member is split."""
+    removed, _ = duplicate_class.members.filter(docno=docno).delete()
+    if not removed:
+        raise ValidationError({"member": f"{docno!r} is not a member of the class of {duplicate_class.representative}"})
+    rest = list(duplicate_class.members.values_list("similarity", flat=True))
+    if rest:
+        duplicate_class.similarity = min(rest)
+        duplicate_class.save(update_fields=["similarity"])
+    else:
+        duplicate_class_decide(duplicate_class=duplicate_class, status=DuplicateClass.Status.SPLIT, user=user)
     return duplicate_class

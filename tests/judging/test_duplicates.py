@@ -178,3 +178,21 @@ def test_the_leaderboard_says_it_scores_without_propagated_judgments(client, poo
     download = client.get(f"/collections/{pool.collection.slug}/downloads/qrels.txt?duplicates=1")
     assert download.content.decode() == "301 0 d1 2\n301 0 d2 2\n301 0 d4 2\n"
     assert "with-duplicates" in download["Content-Disposition"]
+
+
+def test_taking_one_document_out_of_a_class_revokes_its_propagated_judgment_only(client, pool, klass, assessor,
+                                                                                 organizer):
+    assignments_create(pool=pool, assessors=[assessor])
+    duplicate_class_set(duplicate_class=klass, status="accepted", user=organizer)
+    judge(assessor, "301", "d1", 2)
+    client.force_login(organizer)
+    url = pages(pool.collection.slug, klass.pk)[1]
+    answer = client.post(url, {"remove": "d4"}, follow=True).content.decode()
+    assert "d4 taken out" in answer and "1 propagated judgments (were 2)" in answer
+    assert list(PropagatedJudgment.objects.values_list("docno", flat=True)) == ["d2"]
+    klass.refresh_from_db()
+    assert klass.similarity == 0.9 and klass.status == "accepted"
+    answer = client.post(url, {"remove": "d9"}, follow=True).content.decode()
+    assert "&#x27;d9&#x27; is not a member" in answer
+    judge(assessor, "301", "d3", 0)
+    assert next_item_for(assessor).docno == "d4"  # taken out of the class: judged on its own again
