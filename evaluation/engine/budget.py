@@ -41,6 +41,7 @@ class BudgetPlan:
     more: int | None               # judgments still to make: judgments_to_tau - judgments (at least 0)
     curve: pd.DataFrame            # depth, judgments, tau, tau_top10, top_same
     topics_curve: pd.DataFrame     # topics, tau (mean over random subsets), tau_low, tau_high
+    sample_curve: pd.DataFrame     # share, judgments, tau: a random share of each topic's judgments kept
     next_topics: list[str] = field(default_factory=list)  # topics to judge next (still finding relevant ones)
     fit: tuple[float, float] | None = None  # (c, b)
     target: float = TARGET_TAU
@@ -52,7 +53,9 @@ class BudgetPlan:
                 "next_topics": self.next_topics,
                 "curve": [{k: _round(v) for k, v in row.items()} for row in self.curve.to_dict("records")],
                 "topics_curve": [{k: _round(v) for k, v in row.items()}
-                                 for row in self.topics_curve.to_dict("records")]}
+                                 for row in self.topics_curve.to_dict("records")],
+                "sample_curve": [{k: _round(v) for k, v in row.items()}
+                                 for row in self.sample_curve.to_dict("records")]}
 
 
 def _round(value):
@@ -187,6 +190,18 @@ def _topics_curve(aps_now: np.ndarray, rng: np.random.Generator, repeats: int = 
     return pd.DataFrame(rows, columns=["topics", "tau", "tau_low", "tau_high"])
 
 
+def _sample_curve(ranked: pd.DataFrame, qrels: pd.DataFrame, topics: list[str], tags: list[str],
+                  rng: np.random.Generator) -> pd.DataFrame:
+    """τ with the ranking now when only a random share of each topic's judgments is kept (judgments per topic)."""
+    sampled = qrels.assign(depth=rng.random(len(qrels)), qid=qrels["qid"].astype(str),
+                           docno=qrels["docno"].astype(str))
+    entries = _entries(ranked, sampled, topics, tags)
+    shares = np.array([0.1, 0.25, 0.5, 0.75, 1.0])
+    curve, aps = _curve(entries, sampled, topics, shares, np.arange(len(topics)))
+    tau, _, _ = _taus(aps, np.arange(len(topics)))
+    return pd.DataFrame({"share": shares, "judgments": curve["judgments"], "tau": tau})
+
+
 def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int = 1, planned: int | None = None,
                 target: float = TARGET_TAU, bootstrap: int = BOOTSTRAP, seed: int = 1) -> BudgetPlan:
     """The budget plan of a collection.
@@ -208,7 +223,8 @@ def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int
     empty = pd.DataFrame(columns=["depth", "judgments", "tau", "tau_top10", "top_same"])
     if len(tags) < 2 or not topics:
         return BudgetPlan(judgments, planned, float("nan"), None, None, None, empty,
-                          pd.DataFrame(columns=["topics", "tau", "tau_low", "tau_high"]), target=target)
+                          pd.DataFrame(columns=["topics", "tau", "tau_low", "tau_high"]),
+                          pd.DataFrame(columns=["share", "judgments", "tau"]), target=target)
     entries = _entries(ranked.astype({"qid": str, "docno": str}), qrels.astype({"qid": str, "docno": str}),
                        topics, tags)
     curve, aps = _curve(entries, qrels, topics, _levels(qrels["depth"].to_numpy()), np.arange(len(topics)))
@@ -230,4 +246,6 @@ def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int
     return BudgetPlan(
         judgments=judgments, planned=planned, tau_now=float(tau_now), judgments_to_tau=predicted,
         interval=interval, more=max(0, predicted - judgments) if predicted is not None else None, curve=curve,
-        topics_curve=_topics_curve(aps[-1], rng), next_topics=_next_topics(qrels), fit=fit, target=target)
+        topics_curve=_topics_curve(aps[-1], rng),
+        sample_curve=_sample_curve(ranked.astype({"qid": str, "docno": str}), qrels, topics, tags, rng),
+        next_topics=_next_topics(qrels), fit=fit, target=target)

@@ -54,6 +54,9 @@ def test_plan_budget_prints_the_judgments_to_tau_09_with_an_interval(planned):
     lo, hi = plan["interval"]
     assert lo <= hi and plan["more_judgments"] == max(0, plan["judgments_to_tau_0_9"] - n)
     assert plan["curve"][-1]["judgments"] == n and plan["curve"][-1]["tau"] == 1.0
+    assert [row["share"] for row in plan["sample_curve"]] == [0.1, 0.25, 0.5, 0.75, 1.0]
+    assert plan["sample_curve"][-1]["tau"] == 1.0 and plan["sample_curve"][0]["tau"] < 1
+    assert plan["topics_curve"] and all(row["topics"] < TOPICS for row in plan["topics_curve"])
     assert plan["cost"]["hours"] is None  # nobody judged in the browser: no judgments per hour measured
     with_rate = json.loads(run("plan_budget", "plan", "--format", "json", "--planned", str(2 * n), "--bootstrap",
                                "0", "--per-hour", "100", "--cost-per-hour", "20"))
@@ -75,6 +78,7 @@ def test_the_organizer_computes_the_plan_as_a_job_and_sees_it(client, planned, o
     assert started.status_code == 302 and started["Location"].startswith("/jobs/")
     page = client.get("/collections/plan/budget/").content.decode()
     assert "judgments for τ ≥ 0.9" in page and "assessor hours" in page and "<svg" in page
+    assert "Fewer judgments per topic" in page and "Fewer topics" in page
     refused = client.post("/collections/plan/budget/", {"per_hour": "-3"})
     assert refused.status_code == 400 and "Judgments per hour per assessor" in refused.content.decode()
 
