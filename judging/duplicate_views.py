@@ -56,30 +56,35 @@ def _texts(collection: Collection, docnos: list[str]) -> dict[str, str]:
     return {d: (f"{t}\n\n{x}" if t else x)[:SHOWN] for d, t, x in rows}
 
 
+def _decide(request: HttpRequest, klass: DuplicateClass) -> bool:
+    """Apply the posted decision; True when it was applied (the caller redirects), with a message either way."""
+    form = DuplicateDecisionForm(request.POST)
+    data = form.cleaned_data if form.is_valid() else {}
+    if not (data.get("status") or data.get("judge_members") or data.get("remove")):
+        messages.error(request, "Choose a decision: accept, split or back to proposed.")
+        return False
+    before = klass.propagated_judgments.count()
+    try:
+        after = duplicate_class_set(duplicate_class=klass, status=data["status"] or None,
+                                    judge_members={"1": True, "0": False}.get(data["judge_members"]),
+                                    remove=data["remove"] or None, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return False
+    messages.success(request, f"Class of {klass.representative}: "
+                              + (f"{data['remove']} taken out; " if data["remove"] else "")
+                              + klass.get_status_display().lower()
+                              + ("; assessors judge its members" if klass.judge_members else "")
+                              + f"; {after} propagated judgments (were {before}).")
+    return True
+
+
 @organizer_required
 def duplicate_class(request: HttpRequest, slug: str, class_id: int) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
     klass = get_object_or_404(DuplicateClass, pk=class_id, collection=collection)
-    if request.method == "POST":
-        form = DuplicateDecisionForm(request.POST)
-        data = form.cleaned_data if form.is_valid() else {}
-        if data.get("status") or data.get("judge_members") or data.get("remove"):
-            judge = {"1": True, "0": False}.get(data["judge_members"])
-            before = klass.propagated_judgments.count()
-            try:
-                after = duplicate_class_set(duplicate_class=klass, status=data["status"] or None, judge_members=judge,
-                                            remove=data["remove"] or None, user=request.user)
-            except ValidationError as exc:
-                messages.error(request, " ".join(exc.messages))
-            else:
-                messages.success(request, f"Class of {klass.representative}: "
-                                          + (f"{data['remove']} taken out; " if data["remove"] else "")
-                                          + klass.get_status_display().lower()
-                                          + ("; assessors judge its members" if klass.judge_members else "")
-                                          + f"; {after} propagated judgments (were {before}).")
-                return redirect("judging:duplicate_class", slug=slug, class_id=klass.pk)
-        else:
-            messages.error(request, "Choose a decision: accept, split or back to proposed.")
+    if request.method == "POST" and _decide(request, klass):
+        return redirect("judging:duplicate_class", slug=slug, class_id=klass.pk)
     members = list(klass.members.order_by("-similarity", "docno"))
     shown = request.GET.get("member") or (members[0].docno if members else "")
     member = next((m for m in members if m.docno == shown), members[0] if members else None)
