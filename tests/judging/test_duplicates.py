@@ -196,3 +196,19 @@ def test_taking_one_document_out_of_a_class_revokes_its_propagated_judgment_only
     assert "&#x27;d9&#x27; is not a member" in answer
     judge(assessor, "301", "d3", 0)
     assert next_item_for(assessor).docno == "d4"  # taken out of the class: judged on its own again
+
+
+def test_the_release_bundle_adds_the_with_duplicates_qrels_beside_the_qrels(pool, klass, assessor, organizer):
+    import io
+    import zipfile
+
+    from evaluation.release import release_bundle
+
+    assignments_create(pool=pool, assessors=[assessor])
+    assert "qrels.with-duplicates.txt" not in release_bundle(pool.collection).files
+    duplicate_class_set(duplicate_class=klass, status="accepted", user=organizer)
+    judge(assessor, "301", "d1", 1)
+    bundle = zipfile.ZipFile(io.BytesIO(release_bundle(pool.collection).data))
+    assert bundle.read("robust/qrels.txt").decode() == "301 0 d1 1\n"
+    assert bundle.read("robust/qrels.with-duplicates.txt").decode() == "301 0 d1 1\n301 0 d2 1\n301 0 d4 1\n"
+    assert "`qrels.with-duplicates.txt`" in bundle.read("robust/README.md").decode()
