@@ -35,7 +35,7 @@ BOOTSTRAP = 200
 class BudgetPlan:
     judgments: int                 # judgments so far (in the qrels)
     planned: int                   # the final budget the prediction is relative to
-    tau_now: float                 # predicted τ of the ranking now with the final one
+    tau_now: float                 # predicted τ of the ranking now with the one at the planned budget
     judgments_to_tau: int | None   # predicted total judgments for τ ≥ target (None: no fit)
     interval: tuple[int, int] | None
     more: int | None               # judgments still to make: judgments_to_tau - judgments (at least 0)
@@ -241,8 +241,9 @@ def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int
         if f:
             samples.append(predict_judgments(*f, target=target, final=planned))
     interval = (int(np.percentile(samples, 5)), int(np.percentile(samples, 95))) if samples else None
-    # τ of the ranking now with the final one (at the planned budget; beyond it, as judgments grow without end)
-    tau_now = (1 - _path(judgments, fit[0], fit[1], planned if planned > judgments else math.inf)) if fit else math.nan
+    # τ of the ranking now with the final one at the planned budget (1 when nothing more is planned: the fit
+    # cannot tell how far the ranking is from one of a budget never observed)
+    tau_now = 1.0 if planned <= judgments else (1 - _path(judgments, *fit, planned) if fit else math.nan)
     return BudgetPlan(
         judgments=judgments, planned=planned, tau_now=float(tau_now), judgments_to_tau=predicted,
         interval=interval, more=max(0, predicted - judgments) if predicted is not None else None, curve=curve,

@@ -74,12 +74,15 @@ def main() -> None:
     half = plan_budget(ranked, half_qrels, planned=len(qrels))
     elapsed = time.perf_counter() - start
     error = (half.judgments_to_tau - observed) / observed
-    print("| judgments given | planned | τ now (predicted) | judgments to τ ≥ 0.9 | interval (5-95%) |")
+    print("| judgments given | planned | τ now vs final (model) | judgments to τ ≥ 0.9 | interval (5-95%) |")
     print("|---:|---:|---:|---:|---|")
-    print(f"| all {full.judgments:,} (observed on the curve) | {full.planned:,} | 1 | {observed:,.0f} | — |")
+    print(f"| all {full.judgments:,} (observed on the curve) | {full.planned:,} | {full.tau_now:.3f} | {observed:,.0f} | — |")
     print(f"| half: {half.judgments:,} (depth ≤ {cut:.0f}) | {half.planned:,} | {half.tau_now:.3f} | "
           f"{half.judgments_to_tau:,} | {half.interval[0]:,}–{half.interval[1]:,} |")
+    depths, taus = full.curve["judgments"].to_numpy(float), full.curve["tau"].to_numpy(float)
     print(f"\nprediction from half vs full: {error:+.1%} (target within ±15%); both plans in {elapsed:.0f} s")
+    print(f"τ of the ranking at {half.judgments:,} judgments with the final one: predicted from half "
+          f"{half.tau_now:.3f}, observed {np.interp(half.judgments, depths, taus):.3f}")
     print("\nthe full curve (depth, judgments, τ, τ top 10, top run stays top):")
     for row in full.curve.itertuples():
         print(f"  {row.depth:>4} {row.judgments:>6,} {row.tau:.3f} {row.tau_top10:.3f} {row.top_same}")
