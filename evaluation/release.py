@@ -22,6 +22,7 @@ from evaluation.inferred import sampled_qrels, sampled_qrels_lines
 from judging import qrels as judged
 from judging import selectors as judging_selectors
 from judging.completeness import topic_completeness
+from judging.duplicates import qrels_with_duplicates
 from judging.exchange import judgments_jsonl
 from pooling import selectors as pooling_selectors
 from workbench.formats import write_qrels
@@ -30,10 +31,15 @@ from workbench.models import Collection
 
 
 def qrels_text(collection: Collection, *, policy: str = "adjudicated", assessor: str | None = None,
-               binary: bool = False) -> str:
+               binary: bool = False, duplicates: bool = False) -> str:
     """TREC qrels (``qid 0 docno rel``) sorted by topic then document; ``binary`` maps grades at or
-    above the collection's relevant grade to 1 and the rest to 0."""
-    frame = judged.qrels(collection, assessor=assessor, policy=policy)
+    above the collection's relevant grade to 1 and the rest to 0. ``duplicates``: NIST's "with duplicates"
+    qrels, with the grades propagated inside accepted near-duplicate classes (``judging.duplicates``); without
+    it (the default) propagated grades are never included."""
+    if duplicates and assessor is None:
+        frame = qrels_with_duplicates(collection, policy=policy)
+    else:
+        frame = judged.qrels(collection, assessor=assessor, policy=policy)
     if binary:
         frame = frame.assign(rel=collection.is_relevant(frame["rel"]).astype("int64"))
     buffer = io.StringIO()
@@ -125,6 +131,8 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         "pool.json": json.dumps(_pool_json(collection), indent=2) + "\n",
         "judgments.jsonl": judgments_jsonl(collection),
     }
+    if collection.propagated_judgments.exists():  # NIST's "with duplicates" file, beside the qrels it extends
+        files["qrels.with-duplicates.txt"] = qrels_text(collection, policy=policy, duplicates=True)
     judgments = judged.assessor_judgments(collection)
     for assessor in sorted(judgments["assessor"].unique()) if len(judgments) else []:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in assessor)
@@ -173,6 +181,9 @@ def _file_lines(collection: Collection, files: dict[str, str], policy: str) -> l
         "",
         f"- `qrels.txt`: TREC qrels, graded ({scale}); per document the {'adjudicated grade where an organizer set one, else the ' if policy == 'adjudicated' else ''}majority of the assessors' grades (ties to the lower grade).",
         f"- `qrels.binary.txt`: the same with grade >= {collection.relevant_from} as 1, else 0.",
+        *(["- `qrels.with-duplicates.txt`: `qrels.txt` plus the grades propagated from a judged document to its "
+           "near-duplicates nobody judged (NIST's \"with duplicates\" qrels; classes accepted by the organizer). "
+           "`qrels.txt` holds no propagated grade."] if "qrels.with-duplicates.txt" in files else []),
         *(["- `qrels-by-assessor/`: each assessor's own grades (imported qrels count as an assessor named after "
            "the file)."] if by_assessor else []),
         "- `topics.jsonl`: one topic per line (qid, title, description, narrative).",

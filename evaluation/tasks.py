@@ -37,3 +37,21 @@ def evaluate_collection(job_id: int) -> None:
         progress.finish(file=bundle.filename,
                         url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
                         label=f"Download {bundle.filename}")
+
+
+@task()
+def plan_budget(job_id: int) -> None:
+    """The budget plan of the job's collection (``evaluation.planner``), kept in the job's result for its page."""
+    from evaluation.planner import budget_plan, judging_cost
+
+    with jobs.running(job_id) as progress:
+        job: Job = progress.job
+        progress.step("ranking the runs at subsampled pool depths and topics")
+        plan = budget_plan(job.collection, planned=job.params.get("planned"))
+        cost = judging_cost(job.collection, plan.more, per_hour=job.params.get("per_hour"),
+                            cost_per_hour=job.params.get("cost_per_hour"))
+        line = (f"{plan.judgments:,} judgments so far: {plan.judgments_to_tau:,} needed for τ ≥ {plan.target} "
+                f"({plan.more:,} more)" if plan.judgments_to_tau is not None else
+                f"{plan.judgments:,} judgments so far: not enough to plan")
+        progress.finish(lines=[line], plan=plan.as_json(), cost=cost,
+                        url=reverse("evaluation:budget", args=[job.collection.slug]), label="See the plan")

@@ -1,12 +1,13 @@
 from django.urls import path
 
-from evaluation import views
+from evaluation import budget_views, views
 
 app_name = "evaluation"
 
 urlpatterns = [
     path("<slug:slug>/", views.overview, name="overview"),
     path("<slug:slug>/downloads/", views.downloads, name="downloads"),
+    path("<slug:slug>/budget/", budget_views.budget, name="budget"),
     path("<slug:slug>/leaderboard/", views.leaderboard, name="leaderboard"),
     path("<slug:slug>/runs/<path:tag>/", views.run_page, name="run"),
     path("<slug:slug>/topics/<path:qid>/", views.topic_page, name="topic"),

@@ -82,8 +82,9 @@ def download_qrels(request: HttpRequest, collection: Collection) -> HttpResponse
         return _error_page(request, collection, str(exc))
     assessor = request.GET.get("assessor") or None
     binary = request.GET.get("binary") == "1"
-    text = release.qrels_text(collection, policy=policy, assessor=assessor, binary=binary)
-    suffix = f".{assessor}" if assessor else f".{policy}"
+    duplicates = request.GET.get("duplicates") == "1" and not assessor  # NIST's "with duplicates" qrels
+    text = release.qrels_text(collection, policy=policy, assessor=assessor, binary=binary, duplicates=duplicates)
+    suffix = f".{assessor}" if assessor else f".{policy}" + (".with-duplicates" if duplicates else "")
     return _attachment(text, f"qrels.{collection.slug}{suffix}{'.binary' if binary else ''}.txt",
                        "text/plain; charset=utf-8")
 

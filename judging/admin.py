@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from judging.models import Judgment
+from judging.models import Judgment, PropagatedJudgment
 
 
 @admin.register(Judgment)
@@ -12,6 +12,25 @@ class JudgmentAdmin(admin.ModelAdmin):
     search_fields = ["docno", "topic__qid", "assessor"]
     list_select_related = ["topic"]
     show_full_result_count = False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(PropagatedJudgment)
+class PropagatedJudgmentAdmin(admin.ModelAdmin):
+    """Read only: propagated grades are made and revoked with their class (Judging > Near-duplicates)."""
+
+    list_display = ["topic", "docno", "grade", "source", "duplicate_class", "similarity", "created_at"]
+    list_filter = ["collection"]
+    search_fields = ["docno", "topic__qid"]
+    list_select_related = ["topic", "source", "duplicate_class"]
 
     def has_change_permission(self, request, obj=None):
         return False

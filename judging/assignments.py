@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Subquery
 
 from judging.allocation import allocate, effort
+from judging.duplicates import covered_by_propagation
 from judging.models import Assignment, AssignmentItem, Judgment
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
@@ -135,7 +136,9 @@ def _write_pieces(pool: Pool, pieces, by_pk: dict[int, User], created_by: User |
 
 
 def assignment_progress(assignment_ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """(judged, total) per assignment."""
+    """(judged, total) per assignment; a document skipped because its near-duplicate class is judged for the
+    topic (``judging.duplicates``) counts as judged."""
     rows = (AssignmentItem.objects.filter(assignment_id__in=assignment_ids).values("assignment_id")
-            .annotate(total=Count("id"), judged=Count("id", filter=Q(latest__isnull=False))))
+            .annotate(total=Count("id"),
+                      judged=Count("id", filter=Q(latest__isnull=False) | covered_by_propagation())))
     return {row["assignment_id"]: (row["judged"], row["total"]) for row in rows}

@@ -116,3 +116,21 @@ class TransferForm(forms.Form):
         if data.get("action") == "transfer" and not data.get("to"):
             self.add_error("to", "Choose the assessor who takes the documents over.")
         return data
+
+
+class DuplicateDetectForm(forms.Form):
+    """Start near-duplicate detection over the collection's documents."""
+
+    threshold = forms.FloatField(min_value=0.05, max_value=1.0, initial=0.7,
+                                 help_text="Lowest estimated Jaccard similarity of word shingles (1: exact copies only).")
+    shingle = forms.IntegerField(min_value=1, max_value=20, initial=3, help_text="Words per shingle.")
+
+
+class DuplicateDecisionForm(forms.Form):
+    """The organizer's decision on one near-duplicate class."""
+
+    ACTIONS = [("accepted", "Accept: propagate judgments"), ("split", "Split: judge each document"),
+               ("proposed", "Back to proposed")]
+    status = forms.ChoiceField(choices=ACTIONS, required=False)
+    judge_members = forms.ChoiceField(choices=[("", "unchanged"), ("1", "yes"), ("0", "no")], required=False)
+    remove = forms.CharField(max_length=200, required=False)

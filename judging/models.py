@@ -94,3 +94,29 @@ class AssignmentItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.assignment} {self.docno}"
+
+
+class PropagatedJudgment(models.Model):
+    """A grade copied from a judged document of an accepted near-duplicate class to a member nobody judged for the
+    topic (``judging.duplicates``). Its own record, not a Judgment: never an assessor's work, never in agreement,
+    never in the default qrels; only in the "with duplicates" qrels. Revoking the class deletes these rows and
+    nothing else."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="propagated_judgments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="propagated_judgments")
+    docno = models.CharField(max_length=200)
+    grade = models.IntegerField()
+    source = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="propagations",
+                               help_text="The judgment of the class's judged document that gave the grade.")
+    duplicate_class = models.ForeignKey("workbench.DuplicateClass", on_delete=models.CASCADE,
+                                        related_name="propagated_judgments")
+    similarity = models.FloatField(help_text="Estimated similarity of this document to the judged one.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["duplicate_class", "topic", "docno"]
+        constraints = [models.UniqueConstraint(fields=["topic", "docno"], name="propagatedjudgment_one_per_doc")]
+        indexes = [models.Index(fields=["collection", "topic", "docno"], name="propagated_doc")]
+
+    def __str__(self) -> str:
+        return f"{self.topic.qid} {self.docno} = {self.grade} (propagated from {self.source.docno})"

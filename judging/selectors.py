@@ -7,6 +7,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 
 from judging import agreement
 from judging.assignments import assignment_progress
+from judging.duplicates import covered_by_propagation
 from judging.models import Assignment, AssignmentItem, Judgment
 from judging.qrels import assessor_judgments, current_judgments
 from pooling.models import Pool, PoolEntry
@@ -30,9 +31,12 @@ def assessor_queue(user) -> list[dict]:
 
 def next_item_for(user, *, assignment_id: int | None = None):
     """The next document this assessor has not judged: in the given assignment if it has one left,
-    else in their other assignments, in judging order."""
+    else in their other assignments, in judging order; documents with a grade propagated from a judged
+    near-duplicate are skipped unless the organizer wants the class's members judged."""
 
-    pending = AssignmentItem.objects.filter(assignment__assessor=user, latest__isnull=True)
+    # a document whose near-duplicate class is already judged for the topic is skipped (judging.duplicates)
+    pending = AssignmentItem.objects.filter(assignment__assessor=user, latest__isnull=True).exclude(
+        covered_by_propagation())
     if assignment_id is not None:
         item = pending.filter(assignment_id=assignment_id).order_by("judging_order").first()
         if item is not None:

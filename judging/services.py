@@ -9,6 +9,7 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from judging.duplicates import propagation_after_judgment, propagation_sync_all
 from judging.models import AssignmentItem, Judgment
 from judging.selectors import has_text
 from pooling.advance import pool_advance
@@ -86,7 +87,9 @@ def qrels_import(*, collection: Collection, source: str | Path, assessor: str | 
     if problems:
         raise ImportRefused(problems)
     with transaction.atomic():
-        return _write_qrels(collection, frame, topics, assessor)
+        summary = _write_qrels(collection, frame, topics, assessor)
+        propagation_sync_all(collection)  # imported grades propagate inside accepted near-duplicate classes
+        return summary
 
 
 def _write_qrels(collection: Collection, frame, topics: dict[str, int], assessor: str) -> QrelsImportSummary:
@@ -185,6 +188,7 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     # the same document may sit in several of this assessor's assignments (several pools)
     AssignmentItem.objects.filter(assignment__assessor=user, assignment__topic=topic,
                                   docno=item.docno).update(latest=judgment)
+    propagation_after_judgment(judgment)  # its near-duplicates, if the organizer accepted a class of them
     pool = item.assignment.pool
     if registry.is_adaptive(pool.strategy):
         # adaptive pools choose the next document from the judgments so far
@@ -201,6 +205,8 @@ def adjudication_record(*, collection: Collection, qid: str, docno: str, grade: 
     topic = collection.topics.get(qid=qid)
     name = f"adjudicator:{user.username}"
     previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=docno, assessor=name)
-    return Judgment.objects.create(collection=collection, topic=topic, docno=docno, grade=grade, assessor=name,
-                                   user=user, source=Judgment.Source.ADJUDICATION, previous=previous,
-                                   comment=comment)
+    judgment = Judgment.objects.create(collection=collection, topic=topic, docno=docno, grade=grade, assessor=name,
+                                       user=user, source=Judgment.Source.ADJUDICATION, previous=previous,
+                                       comment=comment)
+    propagation_after_judgment(judgment)
+    return judgment

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from workbench.models import Collection, Document, Run, Topic
+from workbench.models import Collection, Document, DuplicateClass, Run, Topic
 
 
 @admin.register(Collection)
@@ -46,3 +46,22 @@ class RunAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # the tag names the run in pools' provenance and in judged results: fixed once imported
         return [*self.readonly_fields, "collection", "tag"] if obj is not None else self.readonly_fields
+
+
+@admin.register(DuplicateClass)
+class DuplicateClassAdmin(admin.ModelAdmin):
+    """Read only: the organizer decides on a class on its page (Judging > Near-duplicates), which also revokes or
+    makes its propagated judgments."""
+
+    list_display = ["representative", "collection", "similarity", "status", "judge_members", "created_at"]
+    list_filter = ["collection", "status"]
+    search_fields = ["representative", "members__docno"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False

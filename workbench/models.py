@@ -290,3 +290,55 @@ class Job(models.Model):
     @property
     def percent(self) -> int:
         return round(100 * self.done / self.total) if self.total else (100 if self.status == "done" else 0)
+
+
+class DuplicateClass(models.Model):
+    """Documents of a collection found to be (near-)duplicates of a representative (``workbench.formats.neardup``).
+
+    A *proposed* class is what detection found; the organizer *accepts* it (judgments of the representative are
+    then propagated to the members, see ``judging.duplicates``) or *splits* it (its members are judged on their own;
+    a split class propagates nothing)."""
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", "Proposed"
+        ACCEPTED = "accepted", "Accepted"
+        SPLIT = "split", "Split"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="duplicate_classes")
+    representative = models.CharField(max_length=200)
+    similarity = models.FloatField(help_text="Lowest estimated Jaccard similarity of a member to the representative.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PROPOSED)
+    judge_members = models.BooleanField(
+        default=False, help_text="Assessors judge the members too, though the class is accepted (its judgments "
+                                 "are still propagated to members nobody judged).")
+    threshold = models.FloatField()
+    shingle = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["collection", "id"]
+        constraints = [models.UniqueConstraint(fields=["collection", "representative"],
+                                               name="duplicateclass_one_per_representative"),
+                       models.CheckConstraint(condition=Q(similarity__gte=0) & Q(similarity__lte=1),
+                                              name="duplicateclass_similarity_0_1")]
+
+    def __str__(self) -> str:
+        return f"{self.representative} (+{self.members.count()}, {self.status})"
+
+
+class DuplicateMember(models.Model):
+    """A document of a class other than its representative, with its similarity to the representative."""
+
+    duplicate_class = models.ForeignKey(DuplicateClass, on_delete=models.CASCADE, related_name="members")
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="+")
+    docno = models.CharField(max_length=200)
+    similarity = models.FloatField()
+
+    class Meta:
+        ordering = ["duplicate_class", "docno"]
+        constraints = [models.UniqueConstraint(fields=["collection", "docno"], name="duplicatemember_one_class")]
+
+    def __str__(self) -> str:
+        return f"{self.docno} ~ {self.duplicate_class.representative} ({self.similarity:.2f})"

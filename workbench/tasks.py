@@ -123,3 +123,22 @@ uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True, archives=True,
     options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),
     help="TREC run files (qid Q0 docno rank score tag); several at once; all or none are imported."))
+
+
+@task()
+def find_duplicates(job_id: int) -> None:
+    """Near-duplicate classes of the collection's documents (``workbench.duplicates.duplicates_detect``)."""
+    from workbench.duplicates import duplicates_detect
+
+    with jobs.running(job_id) as progress:
+        job = progress.job
+        total = job.collection.documents.count()
+        progress.step(f"reading {total:,} documents", done=0, total=total)
+        summary = duplicates_detect(
+            collection=job.collection, threshold=job.params.get("threshold", 0.7),
+            shingle=job.params.get("shingle", 3),
+            progress=lambda n: progress.step(f"signatures of {n:,} of {total:,} documents", done=n))
+        members = sum(len(c.members) for c in summary.classes)
+        progress.finish(lines=[f"{summary.documents:,} documents read: {len(summary.classes):,} classes proposed "
+                               f"({members:,} documents that need not be judged on their own)"]
+                        + ([f"{summary.kept:,} classes already decided were kept"] if summary.kept else []))

@@ -1,0 +1,98 @@
+"""Organizer pages of near-duplicate classes: the classes with their similarity, one class with the two texts
+side by side and its propagated judgments, the decision (accept, split) and detection as a background job."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from judging.duplicates import duplicate_class_set
+from judging.forms import DuplicateDecisionForm, DuplicateDetectForm
+from judging.models import PropagatedJudgment
+from workbench import jobs
+from workbench.access import organizer_required
+from workbench.duplicates import duplicate_classes
+from workbench.models import Collection, Document, DuplicateClass
+from workbench.tasks import find_duplicates
+
+#: characters of each text shown side by side
+SHOWN = 4000
+
+
+@organizer_required
+def duplicates(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    status = request.GET.get("status") or ""
+    if status not in DuplicateClass.Status.values:
+        status = ""
+    classes = Paginator(duplicate_classes(collection, status=status or None), 100).get_page(request.GET.get("page"))
+    statuses = [(value, label, DuplicateClass.objects.filter(collection=collection, status=value).count())
+                for value, label in DuplicateClass.Status.choices]
+    return render(request, "judging/duplicates.html", {
+        "collection": collection, "classes": classes, "status": status, "statuses": statuses, "form": DuplicateDetectForm(),
+        "propagated": PropagatedJudgment.objects.filter(collection=collection).count(),
+        "documents": collection.documents.count()})
+
+
+@organizer_required
+def duplicates_find(request: HttpRequest, slug: str) -> HttpResponse:
+    """POST: start detection as a job and follow it on its page."""
+    collection = get_object_or_404(Collection, slug=slug)
+    form = DuplicateDetectForm(request.POST or None)
+    if request.method != "POST" or not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(errors)}")
+        return redirect("judging:duplicates", slug=slug)
+    job = jobs.job_start(find_duplicates, kind="near-duplicates", user=request.user, collection=collection,
+                         params=form.cleaned_data)
+    return redirect("job", job_id=job.pk)
+
+
+def _texts(collection: Collection, docnos: list[str]) -> dict[str, str]:
+    rows = Document.objects.filter(collection=collection, docno__in=docnos).values_list("docno", "title", "text")
+    return {d: (f"{t}\n\n{x}" if t else x)[:SHOWN] for d, t, x in rows}
+
+
+def _decide(request: HttpRequest, klass: DuplicateClass) -> bool:
+    """Apply the posted decision; True when it was applied (the caller redirects), with a message either way."""
+    form = DuplicateDecisionForm(request.POST)
+    data = form.cleaned_data if form.is_valid() else {}
+    if not (data.get("status") or data.get("judge_members") or data.get("remove")):
+        messages.error(request, "Choose a decision: accept, split or back to proposed.")
+        return False
+    before = klass.propagated_judgments.count()
+    try:
+        after = duplicate_class_set(duplicate_class=klass, status=data["status"] or None,
+                                    judge_members={"1": True, "0": False}.get(data["judge_members"]),
+                                    remove=data["remove"] or None, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return False
+    messages.success(request, f"Class of {klass.representative}: "
+                              + (f"{data['remove']} taken out; " if data["remove"] else "")
+                              + klass.get_status_display().lower()
+                              + ("; assessors judge its members" if klass.judge_members else "")
+                              + f"; {after} propagated judgments (were {before}).")
+    return True
+
+
+@organizer_required
+def duplicate_class(request: HttpRequest, slug: str, class_id: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    klass = get_object_or_404(DuplicateClass, pk=class_id, collection=collection)
+    if request.method == "POST" and _decide(request, klass):
+        return redirect("judging:duplicate_class", slug=slug, class_id=klass.pk)
+    members = list(klass.members.order_by("-similarity", "docno"))
+    shown = request.GET.get("member") or (members[0].docno if members else "")
+    member = next((m for m in members if m.docno == shown), members[0] if members else None)
+    texts = _texts(collection, [klass.representative] + ([member.docno] if member else []))
+    propagated = (PropagatedJudgment.objects.filter(duplicate_class=klass)
+                  .select_related("topic", "source").order_by("topic__qid", "docno"))
+    return render(request, "judging/duplicate_class.html", {
+        "collection": collection, "klass": klass, "members": members, "member": member,
+        "left": texts.get(klass.representative, ""), "right": texts.get(member.docno, "") if member else "",
+        "propagated": propagated[:500], "n_propagated": propagated.count(), "labels": collection.grade_labels,
+        "form": DuplicateDecisionForm()})

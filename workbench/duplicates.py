@@ -1,0 +1,118 @@
+"""Near-duplicate classes of a collection's documents: detection (a background job or ``find_duplicates``) and
+the organizer's decisions. The detection itself is ``workbench.formats.neardup`` (Django-free); judgments are
+propagated inside a class by ``judging.duplicates`` (a layer above)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, QuerySet
+from django.utils import timezone
+
+from workbench.formats import neardup
+from workbench.models import Collection, Document, DuplicateClass, DuplicateMember
+
+__all__ = ["DetectionSummary", "duplicate_class_decide", "duplicate_classes", "duplicate_member_remove",
+           "duplicates_detect",
+           "validate_detection_params"]
+
+
+@dataclass(frozen=True)
+class DetectionSummary:
+    documents: int
+    classes: list[neardup.DuplicateClass]  # the classes stored (proposed), in order
+    kept: int  # classes the organizer had already decided, left as they were
+
+
+def validate_detection_params(threshold: float, shingle: int) -> None:
+    problems = {}
+    if not 0 < threshold <= 1:
+        problems["threshold"] = f"threshold must be above 0 and at most 1, not {threshold}"
+    if not 1 <= shingle <= 20:
+        problems["shingle"] = f"shingle must be from 1 to 20 words, not {shingle}"
+    if problems:
+        raise ValidationError(problems)
+
+
+def _texts(collection: Collection, skip: set[str]) -> Iterator[tuple[str, str]]:
+    rows = (Document.objects.filter(collection=collection).order_by("pk")
+            .values_list("docno", "title", "text").iterator(chunk_size=5000))
+    for docno, title, text in rows:
+        if docno not in skip:
+            yield docno, f"{title}\n{text}" if title else text
+
+
+def duplicates_detect(*, collection: Collection, threshold: float = neardup.DEFAULT_THRESHOLD,
+                      shingle: int = neardup.DEFAULT_SHINGLE, progress: Callable[[int], None] | None = None
+                      ) -> DetectionSummary:
+    """Find the collection's near-duplicate classes and store them as *proposed*, replacing earlier proposals.
+    Classes the organizer accepted or split stay as they are, and their documents are left out of detection."""
+    validate_detection_params(threshold, shingle)
+    decided = DuplicateClass.objects.filter(collection=collection).exclude(status=DuplicateClass.Status.PROPOSED)
+    skip = set(decided.values_list("representative", flat=True))
+    skip |= set(DuplicateMember.objects.filter(duplicate_class__in=decided).values_list("docno", flat=True))
+    seen = 0
+
+    def counting(rows: Iterator[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+        nonlocal seen
+        for row in rows:
+            seen += 1
+            yield row
+
+    classes = neardup.find_duplicates(counting(_texts(collection, skip)), threshold=threshold, shingle=shingle,
+                                      progress=progress)
+    with transaction.atomic():
+        DuplicateClass.objects.filter(collection=collection, status=DuplicateClass.Status.PROPOSED).delete()
+        stored = DuplicateClass.objects.bulk_create(
+            [DuplicateClass(collection=collection, representative=c.representative, similarity=c.similarity,
+                            threshold=threshold, shingle=shingle) for c in classes], batch_size=2000)
+        if stored and stored[0].pk is None:  # a backend that does not return keys
+            by_rep = dict(DuplicateClass.objects.filter(collection=collection, status=DuplicateClass.Status.PROPOSED)
+                          .values_list("representative", "pk"))
+            ids = [by_rep[c.representative] for c in classes]
+        else:
+            ids = [s.pk for s in stored]
+        DuplicateMember.objects.bulk_create(
+            [DuplicateMember(duplicate_class_id=pk, collection=collection, docno=m, similarity=s)
+             for pk, c in zip(ids, classes, strict=True) for m, s in zip(c.members, c.similarities, strict=True)],
+            batch_size=5000)
+    return DetectionSummary(documents=seen, classes=classes, kept=decided.count())
+
+
+def duplicate_classes(collection: Collection, *, status: str | None = None) -> QuerySet[DuplicateClass]:
+    """The collection's classes with their member counts, most similar first."""
+    qs = DuplicateClass.objects.filter(collection=collection).annotate(size=Count("members"))
+    if status:
+        qs = qs.filter(status=status)
+    return qs.order_by("-similarity", "representative")
+
+
+@transaction.atomic
+def duplicate_class_decide(*, duplicate_class: DuplicateClass, status: str, user=None) -> DuplicateClass:
+    """Accept or split a class (or take it back to proposed). What this means for judgments propagated inside
+    the class is the judging layer's business (``judging.duplicates.duplicate_class_set``)."""
+    if status not in DuplicateClass.Status.values:
+        raise ValidationError({"status": f"unknown decision {status!r}"})
+    duplicate_class.status = status
+    duplicate_class.decided_at = timezone.now()
+    duplicate_class.decided_by = user if user is not None and user.is_authenticated else None
+    duplicate_class.save(update_fields=["status", "decided_at", "decided_by"])
+    return duplicate_class
+
+
+@transaction.atomic
+def duplicate_member_remove(*, duplicate_class: DuplicateClass, docno: str, user=None) -> DuplicateClass:
+    """Take one document out of a class (it is then judged on its own); a class left with no member is split."""
+    removed, _ = duplicate_class.members.filter(docno=docno).delete()
+    if not removed:
+        raise ValidationError({"member": f"{docno!r} is not a member of the class of {duplicate_class.representative}"})
+    rest = list(duplicate_class.members.values_list("similarity", flat=True))
+    if rest:
+        duplicate_class.similarity = min(rest)
+        duplicate_class.save(update_fields=["similarity"])
+    else:
+        duplicate_class_decide(duplicate_class=duplicate_class, status=DuplicateClass.Status.SPLIT, user=user)
+    return duplicate_class
