@@ -179,10 +179,17 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         shutil.move(staged.path, path)
         staged_discard(staged)
         size = path.stat().st_size
-    submission = Submission.objects.create(
-        team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
-        run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
-        replaces=replaces)
+    with transaction.atomic():  # the deadline again, with the team locked, in the transaction that records it
+        Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
+        may, why = Track.objects.get(pk=track.pk).window()
+        if may:
+            submission = Submission.objects.create(
+                team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
+                run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
+                replaces=replaces)
+    if not may:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise SubmissionRefused(f"submission refused: {why}")
     if task is not None:
         job = jobs.job_start(task, kind="submission check", user=user, collection=track.collection,
                              params={"submission": submission.pk, "file": name})
@@ -204,6 +211,10 @@ def _owner_rules(submission: Submission):
     team, track = submission.team, submission.team.track
 
     def accept(run_files) -> None:
+        # inside the transaction that stores the run: the team's row is locked first (PostgreSQL; SQLite's
+        # transactions take the write lock at BEGIN IMMEDIATE), so checks of the same team run one at a time
+        # and count every run accepted before
+        Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
         tag = run_files[0].tag
         if submission.replaces and tag != submission.replaces:
             raise ImportRefused([f"{submission.file_name}: the run tag in the file is {tag!r}, not "
@@ -259,6 +270,15 @@ def _take_metadata(submission: Submission, metadata: dict | None) -> None:
                                    f"the run lines {submission.tag!r}")
 
 
+def _refuse(submission: Submission, problems: list[str]) -> Submission:
+    """Record the refusal and remove the file: a refused file is not kept, its report says why."""
+    submission.status = Submission.Status.REFUSED
+    submission.problems = problems
+    submission.save(update_fields=["status", "problems"])
+    shutil.rmtree(Path(submission.stored).parent, ignore_errors=True)
+    return submission
+
+
 def submission_check(submission: Submission, *, progress=None) -> Submission:
     """Check the kept file like ``import_runs`` does, then the track's rules; accept it as the team's run
     (replacing a run of the same tag) or record every problem. Returns the updated submission."""
@@ -267,28 +287,34 @@ def submission_check(submission: Submission, *, progress=None) -> Submission:
         submission.sha256 = _sha256(Path(submission.stored))
         submission.save(update_fields=["sha256"])
     try:
-        imported = runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
-                               specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
-                                              description=submission.description, contributes=True,
-                                              pool_priority=submission.priority)],
-                               progress=progress, accept=_owner_rules(submission))
+        runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
+                    specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
+                                   description=submission.description, contributes=True,
+                                   pool_priority=submission.priority)],
+                    progress=progress, accept=_owner_rules(submission), stored=_accepted(submission, directory))
     except ImportRefused as exc:
-        submission.status = Submission.Status.REFUSED
-        submission.problems = uploads.relative_problems(exc, directory).problems
-        submission.save(update_fields=["status", "problems"])
-        shutil.rmtree(directory, ignore_errors=True)  # a refused file is not kept: its report says why
-        return submission
-    run = imported[0].run
-    relative = uploads.relative_problems(ImportRefused(list(imported[0].warnings) or [""]), directory).problems
-    frame = run_frames(run.collection, tags=[run.tag])[run.tag]
-    with transaction.atomic():
+        return _refuse(submission, uploads.relative_problems(exc, directory).problems)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the check, the submission is refused saying why
+        return _refuse(submission, [f"{submission.file_name}: the check could not finish: {jobs.one_line(exc)}"])
+    return submission
+
+
+def _accepted(submission: Submission, directory: Path):
+    """The submission becomes the team's run, in the transaction that stores the run (the limit it was
+    checked against counts it at once)."""
+
+    def stored(imported) -> None:
+        run = imported[0].run
+        relative = uploads.relative_problems(ImportRefused(list(imported[0].warnings) or [""]), directory).problems
+        frame = run_frames(run.collection, tags=[run.tag])[run.tag]
         Submission.objects.filter(team=submission.team, tag=run.tag, status=Submission.Status.ACCEPTED).update(
             status=Submission.Status.REPLACED, run=None)
         submission.status, submission.tag, submission.run = Submission.Status.ACCEPTED, run.tag, run
         submission.warnings = [w for w in relative if w] + _track_warnings(submission, run, frame)
         _take_metadata(submission, imported[0].metadata)
         submission.save()
-    return submission
+
+    return stored
 
 
 @transaction.atomic

@@ -31,7 +31,7 @@ from django.utils import timezone
 
 from workbench.models import Collection, Job
 
-__all__ = ["STALE_AFTER", "Progress", "job_output", "job_start", "job_view_state", "running", "write_output"]
+__all__ = ["STALE_AFTER", "Progress", "job_output", "job_start", "job_view_state", "one_line", "running", "write_output"]
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -69,7 +69,8 @@ class Progress:
         self.job.result = result
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An exception as the one line a job's page shows."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     problems = getattr(exc, "problems", None)
     if problems and len(problems) > 1:
@@ -88,7 +89,7 @@ def running(job_id: int) -> Iterator[Progress]:
     try:
         yield progress
     except Exception as exc:  # noqa: BLE001 - any failure of the work is the job's, told in one line
-        job.status, job.error = Job.Status.FAILED, _one_line(exc)
+        job.status, job.error = Job.Status.FAILED, one_line(exc)
         problems = getattr(exc, "problems", None)
         if problems:  # the report lists every problem (file:line: what), not only the first
             job.result = {"problems": [str(p)[:1000] for p in problems[:MAX_PROBLEMS]],
