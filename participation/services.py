@@ -30,7 +30,7 @@ from workbench.models import Run
 from workbench.selectors import run_frames
 from workbench.services import ImportRefused, RunSpec, runs_import
 
-__all__ = ["StagedFile", "SubmissionRefused", "results_release", "staged_discard", "staged_find",
+__all__ = ["StagedFile", "SubmissionRefused", "refuse", "results_release", "staged_discard", "staged_find",
            "submission_check", "submission_receive", "upload_keep", "upload_stage"]
 
 #: how long a file kept for a refused form waits for the participant to send the form again
@@ -270,7 +270,7 @@ def _take_metadata(submission: Submission, metadata: dict | None) -> None:
                                    f"the run lines {submission.tag!r}")
 
 
-def _refuse(submission: Submission, problems: list[str]) -> Submission:
+def refuse(submission: Submission, problems: list[str]) -> Submission:
     """Record the refusal and remove the file: a refused file is not kept, its report says why."""
     submission.status = Submission.Status.REFUSED
     submission.problems = problems
@@ -293,9 +293,9 @@ def submission_check(submission: Submission, *, progress=None) -> Submission:
                                    pool_priority=submission.priority)],
                     progress=progress, accept=_owner_rules(submission), stored=_accepted(submission, directory))
     except ImportRefused as exc:
-        return _refuse(submission, uploads.relative_problems(exc, directory).problems)
+        return refuse(submission, uploads.relative_problems(exc, directory).problems)
     except Exception as exc:  # noqa: BLE001 - whatever stops the check, the submission is refused saying why
-        return _refuse(submission, [f"{submission.file_name}: the check could not finish: {jobs.one_line(exc)}"])
+        return refuse(submission, [f"{submission.file_name}: the check could not finish: {jobs.one_line(exc)}"])
     return submission
 
 

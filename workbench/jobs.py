@@ -14,24 +14,33 @@ command: it opens :func:`running` and calls one service::
 A view calls :func:`job_start` and redirects to the job's page, which follows the progress. A job that
 raises is marked failed with one line saying why; its service writes in one transaction (and files
 aside, then renamed into place), so nothing is left half-written. A job whose worker died stops showing
-progress: after ``STALE_AFTER`` without a heartbeat it is shown as failed.
+progress: after ``STALE_AFTER`` without a heartbeat it is shown as failed, and the next ``db_worker`` (at
+start-up and every minute; or ``manage.py sweep_jobs``) settles it: a job registered as safe to retry
+(:func:`recovery`: it writes in one transaction, so a retry cannot double anything) is queued again, once;
+any other, or one already retried, is marked failed with its django-tasks row, and its staged upload is
+removed. While a job runs, its worker reports a heartbeat every few seconds even in a long step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from workbench.models import Collection, Job
 
-__all__ = ["STALE_AFTER", "Progress", "job_output", "job_start", "job_view_state", "one_line", "running", "write_output"]
+__all__ = ["STALE_AFTER", "Progress", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
+           "running", "sweep_dead_jobs", "write_output"]
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -124,8 +133,93 @@ def _duration(span: timedelta) -> str:
 def job_view_state(job: Job) -> tuple[str, str]:
     """(status, error) as a page shows them: a running job without a heartbeat for ``STALE_AFTER`` has lost
     its worker (killed, or the machine restarted) and is shown as failed."""
-    stale = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", STALE_AFTER.total_seconds()))
+    stale = stale_after()
     if job.status == Job.Status.RUNNING and job.heartbeat_at and timezone.now() - job.heartbeat_at > stale:
         return Job.Status.FAILED, (f"the worker stopped before the job finished (no progress for "
                                    f"{_duration(stale)}); nothing it was writing was kept")
     return job.status, job.error
+
+
+#: what the sweep does with a dead job of a task (by its module path): retry it once, call ``on_failed(job)``
+_RECOVERY: dict[str, dict] = {}
+DIED = "the worker stopped before the job finished"
+
+
+def recovery(task, *, retry: bool = False, on_failed=None) -> None:
+    """Register what a dead job of ``task`` needs: ``retry`` (safe: the task writes in one transaction and
+    reads only its inputs, still there) and ``on_failed(job)``, called once the job is marked failed."""
+    _RECOVERY[task.module_path] = {"retry": retry, "on_failed": on_failed}
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", STALE_AFTER.total_seconds()))
+
+
+def heartbeat(task_ids: list[str]) -> int:
+    """The running jobs of these django-tasks rows are alive now (their worker's heartbeat)."""
+    if not task_ids:
+        return 0
+    return Job.objects.filter(task_id__in=task_ids, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def _staged_directory(job: Job) -> Path | None:
+    """The job's staged upload, only if it lies under ``VAR_DIR/uploads`` (never anything else)."""
+    directory = (job.params or {}).get("directory")
+    if not isinstance(directory, str):
+        return None
+    path = Path(directory).resolve()
+    root = (Path(settings.VAR_DIR) / "uploads").resolve()
+    return path if root in path.parents else None
+
+
+def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
+    """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
+    "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
+    never settle one job twice."""
+    from django_tasks.base import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    now = now or timezone.now()
+    cutoff = now - stale_after()
+    settled = []
+    for job_id in Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
+        with transaction.atomic():
+            job = Job.objects.select_for_update().filter(pk=job_id, status=Job.Status.RUNNING,
+                                                         heartbeat_at__lt=cutoff).first()
+            if job is None:
+                continue
+            try:
+                row = DBTaskResult.objects.filter(id=job.task_id).first() if job.task_id else None
+            except ValidationError:  # not a task row's id (another backend)
+                row = None
+            if row is not None and row.status == TaskResultStatus.RUNNING:
+                row.status, row.finished_at = TaskResultStatus.FAILED, now
+                row.exception_class_path = "workbench.jobs.WorkerDied"
+                row.traceback = f"{DIED} (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
+                row.save(update_fields=["status", "finished_at", "exception_class_path", "traceback"])
+            plan = _RECOVERY.get(row.task_path if row is not None else "", {})
+            retried = bool((job.params or {}).get("retried"))
+            if plan.get("retry") and not retried and row is not None:
+                job.params = {**(job.params or {}), "retried": True}
+                job.status, job.heartbeat_at, job.step = Job.Status.QUEUED, None, f"{DIED}; started again (once)"
+                job.save(update_fields=["params", "status", "heartbeat_at", "step"])
+                arguments = row.args_kwargs or {}
+                result = import_string(row.task_path).enqueue(*arguments.get("args", []),
+                                                              **arguments.get("kwargs", {}))
+                Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
+                settled.append((job.pk, "retried"))
+                continue
+            job.status, job.finished_at = Job.Status.FAILED, now
+            job.error = (f"{DIED} (no progress for {_duration(stale_after())}"
+                         + ("; it had been started again once" if retried else "") + "); nothing it was writing was kept")
+            job.save(update_fields=["status", "finished_at", "error"])
+            if plan.get("on_failed"):
+                plan["on_failed"](job)
+            settled.append((job.pk, "failed"))
+        directory = _staged_directory(job)
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
+        partial = job_output(job, "x").parent
+        for aside in partial.glob(".partial.*") if partial.is_dir() else ():
+            aside.unlink(missing_ok=True)
+    return settled

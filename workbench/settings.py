@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_tables2",
     "django_tasks",
+    "workbench.worker",  # before django_tasks_db: its db_worker (heartbeat, sweep of dead jobs) is the one run
     "django_tasks_db",
     "axes",
     "csp",

@@ -123,3 +123,7 @@ uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True, archives=True,
     options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),
     help="TREC run files (qid Q0 docno rank score tag); several at once; all or none are imported."))
+
+# each import reads its staged files and writes in one transaction: a job whose worker died is retried once
+for _task in (import_topics, import_documents, import_runs):
+    jobs.recovery(_task, retry=True)
