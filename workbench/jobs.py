@@ -172,54 +172,80 @@ def _staged_directory(job: Job) -> Path | None:
     return path if root in path.parents else None
 
 
+def _task_row(job: Job):
+    """The django-tasks row of ``job``, if the database backend keeps one."""
+    from django_tasks_db.models import DBTaskResult
+
+    if not job.task_id:
+        return None
+    try:
+        return DBTaskResult.objects.filter(id=job.task_id).first()
+    except ValidationError:  # not a task row's id (another backend)
+        return None
+
+
+def _fail_row(row, job: Job, now) -> None:
+    from django_tasks.base import TaskResultStatus
+
+    if row is not None and row.status == TaskResultStatus.RUNNING:
+        row.status, row.finished_at = TaskResultStatus.FAILED, now
+        row.exception_class_path = "workbench.jobs.WorkerDied"
+        row.traceback = f"{DIED} (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
+        row.save(update_fields=["status", "finished_at", "exception_class_path", "traceback"])
+
+
+def _retry(job: Job, row) -> None:
+    """Queue the job's task again (after the job row says so, so that a task run at once finds it queued)."""
+    job.params = {**(job.params or {}), "retried": True}
+    job.status, job.heartbeat_at, job.step = Job.Status.QUEUED, None, f"{DIED}; started again (once)"
+    job.save(update_fields=["params", "status", "heartbeat_at", "step"])
+    arguments = row.args_kwargs or {}
+    result = import_string(row.task_path).enqueue(*arguments.get("args", []), **arguments.get("kwargs", {}))
+    Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
+
+
+def _remove_leftovers(job: Job) -> None:
+    directory = _staged_directory(job)
+    if directory is not None:
+        shutil.rmtree(directory, ignore_errors=True)
+    partial = job_output(job, "x").parent
+    for aside in partial.glob(".partial.*") if partial.is_dir() else ():
+        aside.unlink(missing_ok=True)
+
+
+def _settle(job_id: int, cutoff, now) -> str | None:
+    """Retry or fail one dead job (re-checked under lock); what was done, None if it was alive after all."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id, status=Job.Status.RUNNING,
+                                                     heartbeat_at__lt=cutoff).first()
+        if job is None:
+            return None
+        row = _task_row(job)
+        _fail_row(row, job, now)
+        plan = _RECOVERY.get(row.task_path if row is not None else "", {})
+        retried = bool((job.params or {}).get("retried"))
+        if plan.get("retry") and not retried and row is not None:
+            _retry(job, row)
+            return "retried"
+        job.status, job.finished_at = Job.Status.FAILED, now
+        job.error = (f"{DIED} (no progress for {_duration(stale_after())}"
+                     + ("; it had been started again once" if retried else "") + "); nothing it was writing was kept")
+        job.save(update_fields=["status", "finished_at", "error"])
+        if plan.get("on_failed"):
+            plan["on_failed"](job)
+    _remove_leftovers(job)
+    return "failed"
+
+
 def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
     "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
     never settle one job twice."""
-    from django_tasks.base import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
     now = now or timezone.now()
     cutoff = now - stale_after()
     settled = []
     for job_id in Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
-        with transaction.atomic():
-            job = Job.objects.select_for_update().filter(pk=job_id, status=Job.Status.RUNNING,
-                                                         heartbeat_at__lt=cutoff).first()
-            if job is None:
-                continue
-            try:
-                row = DBTaskResult.objects.filter(id=job.task_id).first() if job.task_id else None
-            except ValidationError:  # not a task row's id (another backend)
-                row = None
-            if row is not None and row.status == TaskResultStatus.RUNNING:
-                row.status, row.finished_at = TaskResultStatus.FAILED, now
-                row.exception_class_path = "workbench.jobs.WorkerDied"
-                row.traceback = f"{DIED} (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
-                row.save(update_fields=["status", "finished_at", "exception_class_path", "traceback"])
-            plan = _RECOVERY.get(row.task_path if row is not None else "", {})
-            retried = bool((job.params or {}).get("retried"))
-            if plan.get("retry") and not retried and row is not None:
-                job.params = {**(job.params or {}), "retried": True}
-                job.status, job.heartbeat_at, job.step = Job.Status.QUEUED, None, f"{DIED}; started again (once)"
-                job.save(update_fields=["params", "status", "heartbeat_at", "step"])
-                arguments = row.args_kwargs or {}
-                result = import_string(row.task_path).enqueue(*arguments.get("args", []),
-                                                              **arguments.get("kwargs", {}))
-                Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
-                settled.append((job.pk, "retried"))
-                continue
-            job.status, job.finished_at = Job.Status.FAILED, now
-            job.error = (f"{DIED} (no progress for {_duration(stale_after())}"
-                         + ("; it had been started again once" if retried else "") + "); nothing it was writing was kept")
-            job.save(update_fields=["status", "finished_at", "error"])
-            if plan.get("on_failed"):
-                plan["on_failed"](job)
-            settled.append((job.pk, "failed"))
-        directory = _staged_directory(job)
-        if directory is not None:
-            shutil.rmtree(directory, ignore_errors=True)
-        partial = job_output(job, "x").parent
-        for aside in partial.glob(".partial.*") if partial.is_dir() else ():
-            aside.unlink(missing_ok=True)
+        what = _settle(job_id, cutoff, now)
+        if what:
+            settled.append((job_id, what))
     return settled

@@ -71,7 +71,7 @@ def test_a_job_killed_twice_is_retried_once_then_failed_with_its_task_rows_and_s
         folder = tmp_path / "var" / "uploads" / "staged-job"
         folder.mkdir(parents=True)
         with open(folder / "big.jsonl", "w") as out:  # enough documents for the import to take a few seconds
-            for i in range(400_000):
+            for i in range(250_000):
                 out.write(f'{{"docno": "D{i}", "text": "words of document number {i} about nothing in particular"}}\n')
         job_id = int(stack.manage("shell", "-c", START.format(folder=folder)).strip().splitlines()[-1])
         first = _wait(stack, job_id, lambda s: s["stored"] == "running" and s["done"] > 0)
