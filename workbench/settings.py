@@ -197,6 +197,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "workbench.people.NotOnlyWhitespaceValidator"},
 ]
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one user name from one
