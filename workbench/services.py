@@ -92,13 +92,28 @@ def _parsed_topics(source: str | Path) -> list:
     return records
 
 
+#: most values one ``IN (...)`` query names: under SQLite's limit on a statement's variables (999 before 3.32)
+IN_BATCH = 900
+
+
+def _existing_topics(collection: Collection, qids: list[str]) -> dict[str, Topic]:
+    """The collection's topics among ``qids``, asked in batches (a million topics pass SQLite's limit)."""
+    if len(qids) > 50 * IN_BATCH:  # many: one pass over the collection's topics is cheaper than many queries
+        wanted = set(qids)
+        return {t.qid: t for t in collection.topics.iterator(chunk_size=10_000) if t.qid in wanted}
+    found: dict[str, Topic] = {}
+    for start in range(0, len(qids), IN_BATCH):
+        found.update((t.qid, t) for t in collection.topics.filter(qid__in=qids[start:start + IN_BATCH]))
+    return found
+
+
 def topics_import(*, collection: Collection, source: str | Path, replace: bool = False) -> ImportSummary:
     """Import topics; a qid already in the collection is refused unless ``replace`` updates it.
 
     The file is read and checked before the transaction that writes the topics begins."""
     records = _parsed_topics(source)
     with transaction.atomic():
-        existing = {t.qid: t for t in collection.topics.filter(qid__in=[r.qid for r in records])}
+        existing = _existing_topics(collection, [r.qid for r in records])
         if existing and not replace:
             raise ImportRefused([f"{source}: topic {q!r} is already in collection {collection.slug!r} "
                                  "(use --replace to update it)" for q in sorted(existing)])
@@ -112,7 +127,8 @@ def topics_import(*, collection: Collection, source: str | Path, replace: bool =
             (updated if topic.pk else created).append(topic)
         Topic.objects.bulk_create(created, batch_size=1000)
         if updated:
-            Topic.objects.bulk_update(updated, ["title", "description", "narrative", "extra"], batch_size=1000)
+            fields = ["title", "description", "narrative", "extra"]  # each row: a WHEN pk THEN value per field
+            Topic.objects.bulk_update(updated, fields, batch_size=IN_BATCH // (2 * len(fields) + 1))
     return ImportSummary(created=len(created), updated=len(updated))
 
 
