@@ -22,6 +22,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from participation.models import Submission, Team, Track
@@ -145,6 +146,34 @@ def _refuse_over_limit(team: Team, replaces: str) -> None:
             f"track's limit; to send a run again, choose which of your runs it replaces ({', '.join(tags)})")
 
 
+def _upload_size(upload, staged: StagedFile | None) -> int:
+    if upload is None:
+        return staged.size if staged is not None else 0
+    size = getattr(upload, "size", None)
+    if size is None and hasattr(upload, "temporary_file_path"):
+        size = Path(upload.temporary_file_path()).stat().st_size
+    return int(size or 0)
+
+
+def _refuse_over_storage(team: Team, size: int) -> None:
+    """The portal's largest upload (``PORTAL_MAX_UPLOAD_MB``) and the team's storage quota
+    (``TEAM_STORAGE_QUOTA_MB``: the files it has kept, accepted and replaced ones, plus this one)."""
+    largest = settings.PORTAL_MAX_UPLOAD_MB << 20
+    if size > largest:
+        raise SubmissionRefused(f"submission refused: the file holds {_mb(size)}, more than {_mb(largest)}, the "
+                                "largest run file the portal takes (compress it with gzip: .gz files are read)")
+    quota = settings.TEAM_STORAGE_QUOTA_MB << 20
+    kept = (Submission.objects.filter(team=team).exclude(status=Submission.Status.REFUSED)
+            .aggregate(total=Sum("size"))["total"] or 0)
+    if kept + size > quota:
+        raise SubmissionRefused(f"submission refused: your team's kept files hold {_mb(kept)} of its {_mb(quota)} "
+                                f"quota, too little for this {_mb(size)} file; ask the organizers")
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
+
+
 def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | None = None,
                        run_type: str = Submission.RunType.AUTOMATIC, fields_used=(), description: str = "",
                        priority: int = 1, replaces: str = "", task=None) -> Submission:
@@ -162,7 +191,9 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         _refuse_over_limit(team, replaces)
         if upload is None and staged is None:
             raise SubmissionRefused("choose a run file")
-    except SubmissionRefused:
+        _refuse_over_storage(team, _upload_size(upload, staged))
+        jobs.check_start_rate(user)
+    except (SubmissionRefused, jobs.TooManyJobStarts):
         staged_discard(staged)
         if upload is not None:
             upload.close()  # a TemporaryUploadedFile removes its file on close

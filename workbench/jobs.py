@@ -39,7 +39,7 @@ from django.utils.module_loading import import_string
 
 from workbench.models import Collection, Job
 
-__all__ = ["STALE_AFTER", "Progress", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
+__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
@@ -48,9 +48,54 @@ STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600
 MAX_PROBLEMS = 1000
 
 
+class TooManyJobStarts(Exception):
+    """A user started more jobs in the last minute than ``JOB_STARTS_PER_MINUTE``; the page answers 429."""
+
+    def __init__(self, started: int, limit: int, wait: int) -> None:
+        self.started, self.limit, self.wait = started, limit, wait
+        super().__init__(f"you started {started} jobs in the last minute, the most one person may start is {limit} "
+                         f"a minute; try again in {wait} seconds")
+
+
+def check_start_rate(user) -> None:
+    """Refuse (:class:`TooManyJobStarts`) a user who started ``JOB_STARTS_PER_MINUTE`` jobs in the last minute;
+    scripts and commands (no user) are not limited."""
+    limit = int(getattr(settings, "JOB_STARTS_PER_MINUTE", 0) or 0)
+    if user is None or not user.is_authenticated or limit <= 0:
+        return
+    since = timezone.now() - timedelta(minutes=1)
+    recent = list(Job.objects.filter(started_by=user, created_at__gte=since).order_by("-created_at")
+                  .values_list("created_at", flat=True)[:limit])
+    if len(recent) >= limit:
+        wait = max(1, int((recent[-1] + timedelta(minutes=1) - timezone.now()).total_seconds()) + 1)
+        raise TooManyJobStarts(len(recent), limit, wait)
+
+
+class JobStartLimitMiddleware:
+    """A request refused for starting too many jobs answers 429 with a page saying when to try again."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, TooManyJobStarts):
+            return None
+        from django.shortcuts import render
+
+        response = render(request, "workbench/too_many_jobs.html", {"reason": str(exception), "back": request.path},
+                          status=429)
+        response["Retry-After"] = str(exception.wait)
+        return response
+
+
 def job_start(task, *, kind: str, user=None, collection: Collection | None = None, params: dict | None = None
               ) -> Job:
-    """Record a job and queue its task (``task.enqueue(job_id)``); the worker picks it up."""
+    """Record a job and queue its task (``task.enqueue(job_id)``); the worker picks it up. A person who
+    started ``JOB_STARTS_PER_MINUTE`` jobs in the last minute is refused (:class:`TooManyJobStarts`)."""
+    check_start_rate(user)
     job = Job.objects.create(kind=kind, started_by=user if user is not None and user.is_authenticated else None,
                              collection=collection, params=params or {})
     result = task.enqueue(job.pk)

@@ -125,6 +125,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # a person starting more than JOB_STARTS_PER_MINUTE jobs gets a 429 page
+    "workbench.jobs.JobStartLimitMiddleware",
     # last: turns a refused login into the lock-out page
     "axes.middleware.AxesMiddleware",
 ]
