@@ -60,3 +60,13 @@ def test_the_portal_refuses_a_file_over_its_largest_upload_or_the_team_quota(cli
     over = submit(client, track, SimpleUploadedFile("big.run", big.read()))
     assert over.status_code == 400 and "of its 1.0 MB quota, too little for this 1.1 MB file" in over.content.decode()
     assert Submission.objects.count() == 1
+
+
+def test_the_forms_state_the_limits(client, track, teams, organizer):
+    client.force_login(teams["red"][1])
+    portal = client.get(f"/participate/{track.collection.slug}/").content.decode()
+    assert "At most 1,024 MB to upload" in portal and "At most 2 GB once decompressed" in portal
+    assert "expand at most 100 times" in portal
+    client.force_login(organizer)
+    console = client.get(reverse("workbench:upload", args=[track.collection.slug])).content.decode()
+    assert "one document at most 16 MB" in console and "At most 512 MB once decompressed" in console

@@ -67,3 +67,19 @@ def human(size: float) -> str:
             value = size / scale
             return f"{value:.0f} {unit}" if value == int(value) or value >= 100 else f"{value:.1f} {unit}"
     return f"{int(size)} bytes"
+
+
+def stated(kind: str) -> str:
+    """The limits of ``kind`` as a form states them.
+
+    >>> stated("documents").startswith("At most 1 TB once decompressed")
+    True
+    """
+    now = current()
+    text = (f"At most {human(now.bytes_for(kind))} once decompressed; a compressed file may expand at most "
+            f"{now.max_ratio:.0f} times")
+    if kind == "documents":
+        text += f"; one document at most {human(now.max_document)}"
+    if kind == "runs":
+        text += f"; an ir_metadata header at most {human(now.max_metadata)}, without YAML aliases"
+    return text + "."
