@@ -311,6 +311,7 @@ def _configure_file_limits() -> None:
     from workbench.formats import limits
 
     mb = 1 << 20
+    limits.configure()  # the defaults first, then these settings over them
     limits.configure(max_bytes={"runs": MAX_RUN_FILE_MB * mb, "qrels": MAX_QRELS_FILE_MB * mb,
                                 "topics": MAX_TOPICS_FILE_MB * mb, "documents": MAX_DOCUMENTS_FILE_MB * mb},
                      max_ratio=float(MAX_COMPRESSION_RATIO), max_document=MAX_DOCUMENT_MB * mb,
