@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
 from participation.models import Submission, Team, Track, team_name_validator
+from workbench.formats import limits
 
 TOPIC_FIELDS = [("title", "Title"), ("description", "Description"), ("narrative", "Narrative")]
 
@@ -79,6 +81,8 @@ class SubmissionForm(forms.Form):
     def __init__(self, *args, track: Track | None = None, tags=(), at_limit: bool = False, staged=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.staged = staged
+        self.fields["file"].help_text += (f" At most {settings.PORTAL_MAX_UPLOAD_MB:,} MB to upload (compress a "
+                                          f"larger run with gzip). {limits.stated('runs')}")
         if track is not None and track.require_description:
             self.fields["description"].required = True
             self.fields["description"].help_text += " Required by the track."

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from participation.models import Submission, Team, Track
@@ -30,7 +31,7 @@ from workbench.models import Run
 from workbench.selectors import run_frames
 from workbench.services import ImportRefused, RunSpec, runs_import
 
-__all__ = ["StagedFile", "SubmissionRefused", "results_release", "staged_discard", "staged_find",
+__all__ = ["StagedFile", "SubmissionRefused", "refuse", "results_release", "staged_discard", "staged_find",
            "submission_check", "submission_receive", "upload_keep", "upload_stage"]
 
 #: how long a file kept for a refused form waits for the participant to send the form again
@@ -145,6 +146,34 @@ def _refuse_over_limit(team: Team, replaces: str) -> None:
             f"track's limit; to send a run again, choose which of your runs it replaces ({', '.join(tags)})")
 
 
+def _upload_size(upload, staged: StagedFile | None) -> int:
+    if upload is None:
+        return staged.size if staged is not None else 0
+    size = getattr(upload, "size", None)
+    if size is None and hasattr(upload, "temporary_file_path"):
+        size = Path(upload.temporary_file_path()).stat().st_size
+    return int(size or 0)
+
+
+def _refuse_over_storage(team: Team, size: int) -> None:
+    """The portal's largest upload (``PORTAL_MAX_UPLOAD_MB``) and the team's storage quota
+    (``TEAM_STORAGE_QUOTA_MB``: the files it has kept, accepted and replaced ones, plus this one)."""
+    largest = settings.PORTAL_MAX_UPLOAD_MB << 20
+    if size > largest:
+        raise SubmissionRefused(f"submission refused: the file holds {_mb(size)}, more than {_mb(largest)}, the "
+                                "largest run file the portal takes (compress it with gzip: .gz files are read)")
+    quota = settings.TEAM_STORAGE_QUOTA_MB << 20
+    kept = (Submission.objects.filter(team=team).exclude(status=Submission.Status.REFUSED)
+            .aggregate(total=Sum("size"))["total"] or 0)
+    if kept + size > quota:
+        raise SubmissionRefused(f"submission refused: your team's kept files hold {_mb(kept)} of its {_mb(quota)} "
+                                f"quota, too little for this {_mb(size)} file; ask the organizers")
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB"
+
+
 def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | None = None,
                        run_type: str = Submission.RunType.AUTOMATIC, fields_used=(), description: str = "",
                        priority: int = 1, replaces: str = "", task=None) -> Submission:
@@ -162,7 +191,9 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         _refuse_over_limit(team, replaces)
         if upload is None and staged is None:
             raise SubmissionRefused("choose a run file")
-    except SubmissionRefused:
+        _refuse_over_storage(team, _upload_size(upload, staged))
+        jobs.check_start_rate(user)
+    except (SubmissionRefused, jobs.TooManyJobStarts):
         staged_discard(staged)
         if upload is not None:
             upload.close()  # a TemporaryUploadedFile removes its file on close
@@ -179,10 +210,17 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         shutil.move(staged.path, path)
         staged_discard(staged)
         size = path.stat().st_size
-    submission = Submission.objects.create(
-        team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
-        run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
-        replaces=replaces)
+    with transaction.atomic():  # the deadline again, with the team locked, in the transaction that records it
+        Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
+        may, why = Track.objects.get(pk=track.pk).window()
+        if may:
+            submission = Submission.objects.create(
+                team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
+                run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
+                replaces=replaces)
+    if not may:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise SubmissionRefused(f"submission refused: {why}")
     if task is not None:
         job = jobs.job_start(task, kind="submission check", user=user, collection=track.collection,
                              params={"submission": submission.pk, "file": name})
@@ -204,6 +242,10 @@ def _owner_rules(submission: Submission):
     team, track = submission.team, submission.team.track
 
     def accept(run_files) -> None:
+        # inside the transaction that stores the run: the team's row is locked first (PostgreSQL; SQLite's
+        # transactions take the write lock at BEGIN IMMEDIATE), so checks of the same team run one at a time
+        # and count every run accepted before
+        Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
         tag = run_files[0].tag
         if submission.replaces and tag != submission.replaces:
             raise ImportRefused([f"{submission.file_name}: the run tag in the file is {tag!r}, not "
@@ -259,6 +301,15 @@ def _take_metadata(submission: Submission, metadata: dict | None) -> None:
                                    f"the run lines {submission.tag!r}")
 
 
+def refuse(submission: Submission, problems: list[str]) -> Submission:
+    """Record the refusal and remove the file: a refused file is not kept, its report says why."""
+    submission.status = Submission.Status.REFUSED
+    submission.problems = problems
+    submission.save(update_fields=["status", "problems"])
+    shutil.rmtree(Path(submission.stored).parent, ignore_errors=True)
+    return submission
+
+
 def submission_check(submission: Submission, *, progress=None) -> Submission:
     """Check the kept file like ``import_runs`` does, then the track's rules; accept it as the team's run
     (replacing a run of the same tag) or record every problem. Returns the updated submission."""
@@ -267,28 +318,34 @@ def submission_check(submission: Submission, *, progress=None) -> Submission:
         submission.sha256 = _sha256(Path(submission.stored))
         submission.save(update_fields=["sha256"])
     try:
-        imported = runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
-                               specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
-                                              description=submission.description, contributes=True,
-                                              pool_priority=submission.priority)],
-                               progress=progress, accept=_owner_rules(submission))
+        runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
+                    specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
+                                   description=submission.description, contributes=True,
+                                   pool_priority=submission.priority)],
+                    progress=progress, accept=_owner_rules(submission), stored=_accepted(submission, directory))
     except ImportRefused as exc:
-        submission.status = Submission.Status.REFUSED
-        submission.problems = uploads.relative_problems(exc, directory).problems
-        submission.save(update_fields=["status", "problems"])
-        shutil.rmtree(directory, ignore_errors=True)  # a refused file is not kept: its report says why
-        return submission
-    run = imported[0].run
-    relative = uploads.relative_problems(ImportRefused(list(imported[0].warnings) or [""]), directory).problems
-    frame = run_frames(run.collection, tags=[run.tag])[run.tag]
-    with transaction.atomic():
+        return refuse(submission, uploads.relative_problems(exc, directory).problems)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the check, the submission is refused saying why
+        return refuse(submission, [f"{submission.file_name}: the check could not finish: {jobs.one_line(exc)}"])
+    return submission
+
+
+def _accepted(submission: Submission, directory: Path):
+    """The submission becomes the team's run, in the transaction that stores the run (the limit it was
+    checked against counts it at once)."""
+
+    def stored(imported) -> None:
+        run = imported[0].run
+        relative = uploads.relative_problems(ImportRefused(list(imported[0].warnings) or [""]), directory).problems
+        frame = run_frames(run.collection, tags=[run.tag])[run.tag]
         Submission.objects.filter(team=submission.team, tag=run.tag, status=Submission.Status.ACCEPTED).update(
             status=Submission.Status.REPLACED, run=None)
         submission.status, submission.tag, submission.run = Submission.Status.ACCEPTED, run.tag, run
         submission.warnings = [w for w in relative if w] + _track_warnings(submission, run, frame)
         _take_metadata(submission, imported[0].metadata)
         submission.save()
-    return submission
+
+    return stored
 
 
 @transaction.atomic

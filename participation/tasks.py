@@ -6,7 +6,7 @@ from django.urls import reverse
 from django_tasks import task
 
 from participation.models import Submission
-from participation.services import submission_check
+from participation.services import refuse, submission_check
 from workbench import jobs
 
 
@@ -22,3 +22,15 @@ def check_submission(job_id: int) -> None:
                    else f"refused: {len(submission.problems)} problem(s)")
         progress.finish(lines=[f"{submission.file_name}: {verdict}"],
                         url=reverse("participation:receipt", args=[slug, submission.pk]), label="Your receipt")
+
+
+def _check_died(job) -> None:
+    """A check whose worker died twice: the submission is refused saying so (it never stays "checking")."""
+    submission = Submission.objects.filter(pk=(job.params or {}).get("submission"),
+                                           status=Submission.Status.CHECKING).first()
+    if submission is not None:
+        refuse(submission, [f"{submission.file_name}: the check could not finish: {job.error}"])
+
+
+# the check writes in one transaction (the run and the submission's verdict together): retried once
+jobs.recovery(check_submission, retry=True, on_failed=_check_died)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.contrib.auth.models import Group, User
 
 from tests import factories
+
+# tests start jobs faster than a person does: no per-user limit on starting jobs, here and in the servers and
+# workers the tests start (tests/workbench/test_job_start_limit.py sets one)
+os.environ.setdefault("JOB_STARTS_PER_MINUTE", "0")
 
 
 @pytest.fixture(autouse=True)
@@ -13,6 +19,7 @@ def jobs_run_at_once(settings):
     """Background jobs run when they are started (django-tasks' immediate backend), so a test sees their
     result; tests/workbench/test_jobs.py runs them through db_worker, as a deployment does."""
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+    settings.JOB_STARTS_PER_MINUTE = 0
 
 
 @pytest.fixture

@@ -14,24 +14,33 @@ command: it opens :func:`running` and calls one service::
 A view calls :func:`job_start` and redirects to the job's page, which follows the progress. A job that
 raises is marked failed with one line saying why; its service writes in one transaction (and files
 aside, then renamed into place), so nothing is left half-written. A job whose worker died stops showing
-progress: after ``STALE_AFTER`` without a heartbeat it is shown as failed.
+progress: after ``STALE_AFTER`` without a heartbeat it is shown as failed, and the next ``db_worker`` (at
+start-up and every minute; or ``manage.py sweep_jobs``) settles it: a job registered as safe to retry
+(:func:`recovery`: it writes in one transaction, so a retry cannot double anything) is queued again, once;
+any other, or one already retried, is marked failed with its django-tasks row, and its staged upload is
+removed. While a job runs, its worker reports a heartbeat every few seconds even in a long step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from workbench.models import Collection, Job
 
-__all__ = ["STALE_AFTER", "Progress", "job_output", "job_start", "job_view_state", "running", "write_output"]
+__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
+           "running", "sweep_dead_jobs", "write_output"]
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -39,9 +48,54 @@ STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600
 MAX_PROBLEMS = 1000
 
 
+class TooManyJobStarts(Exception):
+    """A user started more jobs in the last minute than ``JOB_STARTS_PER_MINUTE``; the page answers 429."""
+
+    def __init__(self, started: int, limit: int, wait: int) -> None:
+        self.started, self.limit, self.wait = started, limit, wait
+        super().__init__(f"you started {started} jobs in the last minute, the most one person may start is {limit} "
+                         f"a minute; try again in {wait} seconds")
+
+
+def check_start_rate(user) -> None:
+    """Refuse (:class:`TooManyJobStarts`) a user who started ``JOB_STARTS_PER_MINUTE`` jobs in the last minute;
+    scripts and commands (no user) are not limited."""
+    limit = int(getattr(settings, "JOB_STARTS_PER_MINUTE", 0) or 0)
+    if user is None or not user.is_authenticated or limit <= 0:
+        return
+    since = timezone.now() - timedelta(minutes=1)
+    recent = list(Job.objects.filter(started_by=user, created_at__gte=since).order_by("-created_at")
+                  .values_list("created_at", flat=True)[:limit])
+    if len(recent) >= limit:
+        wait = max(1, int((recent[-1] + timedelta(minutes=1) - timezone.now()).total_seconds()) + 1)
+        raise TooManyJobStarts(len(recent), limit, wait)
+
+
+class JobStartLimitMiddleware:
+    """A request refused for starting too many jobs answers 429 with a page saying when to try again."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, TooManyJobStarts):
+            return None
+        from django.shortcuts import render
+
+        response = render(request, "workbench/too_many_jobs.html", {"reason": str(exception), "back": request.path},
+                          status=429)
+        response["Retry-After"] = str(exception.wait)
+        return response
+
+
 def job_start(task, *, kind: str, user=None, collection: Collection | None = None, params: dict | None = None
               ) -> Job:
-    """Record a job and queue its task (``task.enqueue(job_id)``); the worker picks it up."""
+    """Record a job and queue its task (``task.enqueue(job_id)``); the worker picks it up. A person who
+    started ``JOB_STARTS_PER_MINUTE`` jobs in the last minute is refused (:class:`TooManyJobStarts`)."""
+    check_start_rate(user)
     job = Job.objects.create(kind=kind, started_by=user if user is not None and user.is_authenticated else None,
                              collection=collection, params=params or {})
     result = task.enqueue(job.pk)
@@ -69,7 +123,8 @@ class Progress:
         self.job.result = result
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
+    """An exception as the one line a job's page shows."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     problems = getattr(exc, "problems", None)
     if problems and len(problems) > 1:
@@ -88,7 +143,7 @@ def running(job_id: int) -> Iterator[Progress]:
     try:
         yield progress
     except Exception as exc:  # noqa: BLE001 - any failure of the work is the job's, told in one line
-        job.status, job.error = Job.Status.FAILED, _one_line(exc)
+        job.status, job.error = Job.Status.FAILED, one_line(exc)
         problems = getattr(exc, "problems", None)
         if problems:  # the report lists every problem (file:line: what), not only the first
             job.result = {"problems": [str(p)[:1000] for p in problems[:MAX_PROBLEMS]],
@@ -123,8 +178,119 @@ def _duration(span: timedelta) -> str:
 def job_view_state(job: Job) -> tuple[str, str]:
     """(status, error) as a page shows them: a running job without a heartbeat for ``STALE_AFTER`` has lost
     its worker (killed, or the machine restarted) and is shown as failed."""
-    stale = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", STALE_AFTER.total_seconds()))
+    stale = stale_after()
     if job.status == Job.Status.RUNNING and job.heartbeat_at and timezone.now() - job.heartbeat_at > stale:
         return Job.Status.FAILED, (f"the worker stopped before the job finished (no progress for "
                                    f"{_duration(stale)}); nothing it was writing was kept")
     return job.status, job.error
+
+
+#: what the sweep does with a dead job of a task (by its module path): retry it once, call ``on_failed(job)``
+_RECOVERY: dict[str, dict] = {}
+DIED = "the worker stopped before the job finished"
+
+
+def recovery(task, *, retry: bool = False, on_failed=None) -> None:
+    """Register what a dead job of ``task`` needs: ``retry`` (safe: the task writes in one transaction and
+    reads only its inputs, still there) and ``on_failed(job)``, called once the job is marked failed."""
+    _RECOVERY[task.module_path] = {"retry": retry, "on_failed": on_failed}
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", STALE_AFTER.total_seconds()))
+
+
+def heartbeat(task_ids: list[str]) -> int:
+    """The running jobs of these django-tasks rows are alive now (their worker's heartbeat)."""
+    if not task_ids:
+        return 0
+    return Job.objects.filter(task_id__in=task_ids, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+
+def _staged_directory(job: Job) -> Path | None:
+    """The job's staged upload, only if it lies under ``VAR_DIR/uploads`` (never anything else)."""
+    directory = (job.params or {}).get("directory")
+    if not isinstance(directory, str):
+        return None
+    path = Path(directory).resolve()
+    root = (Path(settings.VAR_DIR) / "uploads").resolve()
+    return path if root in path.parents else None
+
+
+def _task_row(job: Job):
+    """The django-tasks row of ``job``, if the database backend keeps one."""
+    from django_tasks_db.models import DBTaskResult
+
+    if not job.task_id:
+        return None
+    try:
+        return DBTaskResult.objects.filter(id=job.task_id).first()
+    except ValidationError:  # not a task row's id (another backend)
+        return None
+
+
+def _fail_row(row, job: Job, now) -> None:
+    from django_tasks.base import TaskResultStatus
+
+    if row is not None and row.status == TaskResultStatus.RUNNING:
+        row.status, row.finished_at = TaskResultStatus.FAILED, now
+        row.exception_class_path = "workbench.jobs.WorkerDied"
+        row.traceback = f"{DIED} (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
+        row.save(update_fields=["status", "finished_at", "exception_class_path", "traceback"])
+
+
+def _retry(job: Job, row) -> None:
+    """Queue the job's task again (after the job row says so, so that a task run at once finds it queued)."""
+    job.params = {**(job.params or {}), "retried": True}
+    job.status, job.heartbeat_at, job.step = Job.Status.QUEUED, None, f"{DIED}; started again (once)"
+    job.save(update_fields=["params", "status", "heartbeat_at", "step"])
+    arguments = row.args_kwargs or {}
+    result = import_string(row.task_path).enqueue(*arguments.get("args", []), **arguments.get("kwargs", {}))
+    Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
+
+
+def _remove_leftovers(job: Job) -> None:
+    directory = _staged_directory(job)
+    if directory is not None:
+        shutil.rmtree(directory, ignore_errors=True)
+    partial = job_output(job, "x").parent
+    for aside in partial.glob(".partial.*") if partial.is_dir() else ():
+        aside.unlink(missing_ok=True)
+
+
+def _settle(job_id: int, cutoff, now) -> str | None:
+    """Retry or fail one dead job (re-checked under lock); what was done, None if it was alive after all."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(pk=job_id, status=Job.Status.RUNNING,
+                                                     heartbeat_at__lt=cutoff).first()
+        if job is None:
+            return None
+        row = _task_row(job)
+        _fail_row(row, job, now)
+        plan = _RECOVERY.get(row.task_path if row is not None else "", {})
+        retried = bool((job.params or {}).get("retried"))
+        if plan.get("retry") and not retried and row is not None:
+            _retry(job, row)
+            return "retried"
+        job.status, job.finished_at = Job.Status.FAILED, now
+        job.error = (f"{DIED} (no progress for {_duration(stale_after())}"
+                     + ("; it had been started again once" if retried else "") + "); nothing it was writing was kept")
+        job.save(update_fields=["status", "finished_at", "error"])
+        if plan.get("on_failed"):
+            plan["on_failed"](job)
+    _remove_leftovers(job)
+    return "failed"
+
+
+def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
+    """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
+    "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
+    never settle one job twice."""
+    now = now or timezone.now()
+    cutoff = now - stale_after()
+    settled = []
+    for job_id in Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
+        what = _settle(job_id, cutoff, now)
+        if what:
+            settled.append((job_id, what))
+    return settled

@@ -110,3 +110,16 @@ def person_invite(*, username: str, email: str = "", roles: Iterable[str], link_
                   None, [user.email])
         emailed = True
     return Invitation(user=user, path=path, emailed=emailed)
+
+
+class NotOnlyWhitespaceValidator:
+    """A password must hold something other than spaces (Django's validators accept eight spaces)."""
+
+    def validate(self, password: str, user=None) -> None:
+        from django.core.exceptions import ValidationError
+
+        if not password.strip():
+            raise ValidationError("The password cannot be only spaces.", code="password_only_whitespace")
+
+    def get_help_text(self) -> str:
+        return "Your password cannot be only spaces."

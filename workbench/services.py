@@ -92,13 +92,28 @@ def _parsed_topics(source: str | Path) -> list:
     return records
 
 
+#: most values one ``IN (...)`` query names: under SQLite's limit on a statement's variables (999 before 3.32)
+IN_BATCH = 900
+
+
+def _existing_topics(collection: Collection, qids: list[str]) -> dict[str, Topic]:
+    """The collection's topics among ``qids``, asked in batches (a million topics pass SQLite's limit)."""
+    if len(qids) > 50 * IN_BATCH:  # many: one pass over the collection's topics is cheaper than many queries
+        wanted = set(qids)
+        return {t.qid: t for t in collection.topics.iterator(chunk_size=10_000) if t.qid in wanted}
+    found: dict[str, Topic] = {}
+    for start in range(0, len(qids), IN_BATCH):
+        found.update((t.qid, t) for t in collection.topics.filter(qid__in=qids[start:start + IN_BATCH]))
+    return found
+
+
 def topics_import(*, collection: Collection, source: str | Path, replace: bool = False) -> ImportSummary:
     """Import topics; a qid already in the collection is refused unless ``replace`` updates it.
 
     The file is read and checked before the transaction that writes the topics begins."""
     records = _parsed_topics(source)
     with transaction.atomic():
-        existing = {t.qid: t for t in collection.topics.filter(qid__in=[r.qid for r in records])}
+        existing = _existing_topics(collection, [r.qid for r in records])
         if existing and not replace:
             raise ImportRefused([f"{source}: topic {q!r} is already in collection {collection.slug!r} "
                                  "(use --replace to update it)" for q in sorted(existing)])
@@ -112,7 +127,8 @@ def topics_import(*, collection: Collection, source: str | Path, replace: bool =
             (updated if topic.pk else created).append(topic)
         Topic.objects.bulk_create(created, batch_size=1000)
         if updated:
-            Topic.objects.bulk_update(updated, ["title", "description", "narrative", "extra"], batch_size=1000)
+            fields = ["title", "description", "narrative", "extra"]  # each row: a WHEN pk THEN value per field
+            Topic.objects.bulk_update(updated, fields, batch_size=IN_BATCH // (2 * len(fields) + 1))
     return ImportSummary(created=len(created), updated=len(updated))
 
 
@@ -300,22 +316,23 @@ def _check_manifest(manifest: Mapping[str, ManifestEntry], manifest_name: str, t
 def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
                 max_problems: int = 20, progress: Callable[[int], None] | None = None,
                 accept: Callable[[list], None] | None = None,
+                stored: Callable[[list[ImportedRun]], None] | None = None,
                 manifest: Mapping[str, ManifestEntry] | None = None,
                 manifest_name: str = "manifest") -> list[ImportedRun]:
     """Validate every run file like a submission checker, then store them all or none.
 
     Files are read, checked and encoded before the transaction that stores them begins, so the
-    database is locked only while the runs are written. ``accept`` sees the checked run files first and
-    may refuse them (:class:`ImportRefused`). ``progress`` is called with 1 after each file
-    is validated and after each run is stored.
+    database is locked only while the runs are written. ``accept`` sees the checked run files first, inside
+    the transaction that stores them (so it may lock what its rules count, and its rules hold however many
+    imports run at once), and may refuse them (:class:`ImportRefused`); ``stored`` sees the stored runs in
+    the same transaction. ``progress`` is called with 1 after each file is validated and after each run
+    is stored.
 
     A run's team, type and description come from its line in ``manifest`` (by run tag; see
     :mod:`workbench.formats.manifest`), else from its file's ir_metadata header, else from its spec;
     contribution and priority from the manifest, else the spec. A manifest line naming a run not
     uploaded refuses the whole import (``manifest.csv:LINE: ...``)."""
     parsed = _parsed_runs(collection, list(specs), max_problems, progress)
-    if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
-        accept([run_file for _, run_file in parsed])
     tags = [run_file.tag for _, run_file in parsed]
     if manifest is not None:
         _check_manifest(manifest, manifest_name, tags)
@@ -323,6 +340,8 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
     blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
     imported = []
     with transaction.atomic():
+        if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
+            accept([run_file for _, run_file in parsed])
         existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         if existing and not replace:
             raise ImportRefused([f"{spec.shown}: run {rf.tag!r} is already in collection {collection.slug!r} "
@@ -333,6 +352,8 @@ def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bo
             imported.append(ImportedRun(run=run, warnings=run_file.warnings, metadata=run_file.metadata))
             if progress:
                 progress(1)
+        if stored is not None:
+            stored(imported)
     return imported
 
 

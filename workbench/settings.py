@@ -103,6 +103,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_tables2",
     "django_tasks",
+    "workbench.worker",  # before django_tasks_db: its db_worker (heartbeat, sweep of dead jobs) is the one run
     "django_tasks_db",
     "axes",
     "csp",
@@ -127,6 +128,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # a person starting more than JOB_STARTS_PER_MINUTE jobs gets a 429 page
+    "workbench.jobs.JobStartLimitMiddleware",
     # last: turns a refused login into the lock-out page
     "axes.middleware.AxesMiddleware",
 ]
@@ -199,6 +202,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "workbench.people.NotOnlyWhitespaceValidator"},
 ]
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one user name from one
@@ -291,3 +295,41 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
 }
+
+# What a file may cost, whatever it claims to be (workbench.formats.limits; the README's "Limits"). Each
+# reader refuses a file with one line as soon as it passes a limit: the size of a file once decompressed,
+# per kind; how much a compressed file may expand (after its first 16 MB); one document's size; a run's
+# ir_metadata header (size; YAML aliases are refused, nesting and values are bounded).
+MAX_RUN_FILE_MB = env_int("MAX_RUN_FILE_MB", 2048)
+MAX_QRELS_FILE_MB = env_int("MAX_QRELS_FILE_MB", 2048)
+MAX_TOPICS_FILE_MB = env_int("MAX_TOPICS_FILE_MB", 512)
+MAX_DOCUMENTS_FILE_MB = env_int("MAX_DOCUMENTS_FILE_MB", 1024 * 1024)
+MAX_COMPRESSION_RATIO = env_int("MAX_COMPRESSION_RATIO", 100)
+MAX_DOCUMENT_MB = env_int("MAX_DOCUMENT_MB", 16)
+MAX_RUN_METADATA_KB = env_int("MAX_RUN_METADATA_KB", 64)
+for _name in ("MAX_RUN_FILE_MB", "MAX_QRELS_FILE_MB", "MAX_TOPICS_FILE_MB", "MAX_DOCUMENTS_FILE_MB",
+              "MAX_COMPRESSION_RATIO", "MAX_DOCUMENT_MB", "MAX_RUN_METADATA_KB"):
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name}={globals()[_name]} must be at least 1")
+
+
+def _configure_file_limits() -> None:
+    from workbench.formats import limits
+
+    mb = 1 << 20
+    limits.configure()  # the defaults first, then these settings over them
+    limits.configure(max_bytes={"runs": MAX_RUN_FILE_MB * mb, "qrels": MAX_QRELS_FILE_MB * mb,
+                                "topics": MAX_TOPICS_FILE_MB * mb, "documents": MAX_DOCUMENTS_FILE_MB * mb},
+                     max_ratio=float(MAX_COMPRESSION_RATIO), max_document=MAX_DOCUMENT_MB * mb,
+                     max_metadata=MAX_RUN_METADATA_KB * 1024)
+
+
+_configure_file_limits()
+
+# The participants' portal: the largest run file one submission may upload, and how much a team's kept
+# files (accepted and replaced submissions) may hold in all; a refused file is removed at once.
+PORTAL_MAX_UPLOAD_MB = env_int("PORTAL_MAX_UPLOAD_MB", 1024)
+TEAM_STORAGE_QUOTA_MB = env_int("TEAM_STORAGE_QUOTA_MB", 10 * 1024)
+# Most background jobs one user may start per minute (submissions, evaluations, bundles, imports); more
+# answer 429 with a page saying when to try again.
+JOB_STARTS_PER_MINUTE = env_int("JOB_STARTS_PER_MINUTE", 10)

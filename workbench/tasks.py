@@ -11,7 +11,7 @@ from pathlib import Path
 from django_tasks import task
 
 from workbench import jobs, uploads
-from workbench.formats import FormatError
+from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
@@ -115,14 +115,20 @@ def import_runs(job_id: int) -> None:
 
 uploads.register(uploads.UploadKind(
     "topics", "Topics", import_topics, options=("replace",),
-    help=f"{formats_help('topics')}."))
+    help=f"{formats_help('topics')}. {limits.stated('topics')}"))
 uploads.register(uploads.UploadKind(
     "documents", "Documents", import_documents, multiple=True, options=("replace",), archives=True,
-    help=f"{formats_help('documents')}; several files at once, plain or .gz."))
+    help=f"{formats_help('documents')}; several files at once, plain or .gz. {limits.stated('documents')}"))
 uploads.register(uploads.UploadKind(
     "runs", "Runs", import_runs, multiple=True, archives=True,
     options=("manifest", "contributes", "team", "pool_priority", "description", "replace"),
-    help="TREC run files (qid Q0 docno rank score tag); several at once; all or none are imported."))
+    help="TREC run files (qid Q0 docno rank score tag); several at once; all or none are imported. "
+         + limits.stated("runs")))
+
+
+# each import reads its staged files and writes in one transaction: a job whose worker died is retried once
+for _task in (import_topics, import_documents, import_runs):
+    jobs.recovery(_task, retry=True)
 
 
 @task()

@@ -12,7 +12,7 @@ def first_line_matching(source: str | Path, predicate: Callable[[list[str]], boo
     """The 1-based number of the first line whose whitespace-split fields satisfy ``predicate``."""
     if not isinstance(source, str | Path):
         return "?"
-    with open_text(source) as handle:
+    with open_text(source, kind="runs") as handle:
         for number, line in enumerate(handle, start=1):
             if predicate(line.split()):
                 return number

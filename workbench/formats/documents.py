@@ -23,12 +23,12 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, TextIO
 
-from workbench.formats import identifiers
+from workbench.formats import identifiers, limits
 from workbench.formats.errors import FormatError
 from workbench.formats.sources import Source, display_name, open_text
 
@@ -55,7 +55,7 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     ('7', 'On rays', 'Gamma')
     """
     name = display_name(source, name)
-    with open_text(source, errors="surrogateescape") as handle:  # bytes that are not UTF-8 are refused below
+    with open_text(source, errors="surrogateescape", kind="documents") as handle:  # bytes that are not UTF-8 are refused below
         head = handle.read(_BLOCK).removeprefix("\ufeff")
         chosen = format or detect_format(head)
         if chosen not in FORMATS:
@@ -110,6 +110,9 @@ def _trec_documents(handle: TextIO, buffer: str, name: str) -> Iterator[tuple[in
         # keep the open document, or a short tail that may hold the start of a split tag
         keep = opening.start() if opening is not None else max(position, len(buffer) - 256)
         line += buffer.count("\n", position, keep)
+        if opening is not None and len(buffer) - keep > limits.current().max_document:
+            found = _DOCNO.search(buffer, opening.end(), opening.end() + 4096)
+            raise _too_large(name, line, found.group(1).strip() if found else None)
         chunk = handle.read(_BLOCK)
         eof = not chunk
         buffer, position = buffer[keep:] + chunk, 0
@@ -148,9 +151,11 @@ def _jsonl_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int
         pending = lines.pop()
         for line in lines:
             number += 1
+            _check_line(line, name, number, _json_docno)
             record = _json_document(line, name, number)
             if record is not None:
                 yield number, record
+        _check_line(pending, name, number + 1, _json_docno)
         chunk = handle.read(_BLOCK)
     if pending.strip():
         record = _json_document(pending, name, number + 1)
@@ -183,7 +188,7 @@ _TSV_HEADERS = (("docno", "text"), ("docno", "title", "text"))
 
 def _tsv_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
     width = None
-    for number, line in _lines(handle, head):
+    for number, line in _lines(handle, head, name):
         if not line.strip():
             continue
         columns = line.rstrip("\r").split("\t")
@@ -200,7 +205,7 @@ def _tsv_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, 
         yield number, DocumentRecord(docno=docno.strip(), title=" ".join("".join(title).split()), text=text.strip())
 
 
-def _lines(handle: TextIO, head: str) -> Iterator[tuple[int, str]]:
+def _lines(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, str]]:
     """(line number, line) of the whole file, read block by block from ``head`` on."""
     pending, number, chunk = "", 0, head
     while chunk:
@@ -208,10 +213,37 @@ def _lines(handle: TextIO, head: str) -> Iterator[tuple[int, str]]:
         pending = lines.pop()
         for line in lines:
             number += 1
+            _check_line(line, name, number, _tsv_docno)
             yield number, line
+        _check_line(pending, name, number + 1, _tsv_docno)
         chunk = handle.read(_BLOCK)
     if pending:
         yield number + 1, pending
+
+
+_JSON_DOCNO = re.compile(r'"(?:docno|id|_id)"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _json_docno(line: str) -> str | None:
+    found = _JSON_DOCNO.search(line, 0, 4096)
+    return found.group(1) if found else None
+
+
+def _tsv_docno(line: str) -> str | None:
+    docno = line[:4096].split("\t", 1)[0].strip()
+    return docno[:200] if docno and "\t" in line[:4096] else None
+
+
+def _check_line(line: str, name: str, number: int, docno: Callable[[str], str | None]) -> None:
+    if len(line) > limits.current().max_document:
+        raise _too_large(name, number, docno(line))
+
+
+def _too_large(name: str, line: int, docno: str | None) -> FormatError:
+    """One document larger than the limit (measured in characters read, about its bytes)."""
+    which = f"document {docno!r}" if docno else "the document starting here"
+    return FormatError([f"{name}:{line}: {which} is larger than {limits.human(limits.current().max_document)}, "
+                        "the maximum size of one document"])
 
 
 def _record_problem(record: DocumentRecord) -> str | None:

@@ -122,7 +122,7 @@ def _read(source: Source, name: str | None, max_problems: int, check_identifiers
     name = display_name(source, name)
     problems = Problems(name, max_problems)
     columns = QRELS_COLUMNS if rel_type is None else (*QRELS_COLUMNS[:3], Column("rel", rel_type))
-    table, lines = read_columns(read_buffer(source), columns, problems, _describe,
+    table, lines = read_columns(read_buffer(source, kind="qrels"), columns, problems, _describe,
                                 path=source if is_path(source) else None)
     codes, qids = checks.sorted_categories(table.column("qid"))
     docno = table.column("docno")

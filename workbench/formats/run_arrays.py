@@ -63,7 +63,7 @@ def read_run_arrays(source: Source, *, name: str | None = None, max_problems: in
     """
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    data = read_buffer(source, populate=False)
+    data = read_buffer(source, populate=False, kind="runs")
     path = source if is_path(source) else None
     try:
         tag, qids, codes, docno, score, hashes = _stream(data, path)

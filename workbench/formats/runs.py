@@ -79,7 +79,7 @@ def read_run(source: Source, *, name: str | None = None, max_depth: int | None =
 
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    data, metadata = split_header(read_buffer(source), problems)
+    data, metadata = split_header(read_buffer(source, kind="runs"), problems)
     table, lines = read_columns(data, RUN_COLUMNS, problems, _describe, extra_fields=trec_eval_rules,
                                 path=source if is_path(source) and metadata is None else None)
     qcodes, qids = checks.sorted_categories(table.column("qid"))

@@ -50,7 +50,7 @@ def read_topics(source: Source, *, name: str | None = None, format: str | None =
     'Organized Crime'
     """
     name = display_name(source, name)
-    with open_text(source, errors="surrogateescape") as handle:  # bytes that are not UTF-8 are refused below
+    with open_text(source, errors="surrogateescape", kind="topics") as handle:  # bytes that are not UTF-8 are refused below
         text = handle.read()
     text = text.removeprefix("\ufeff")
     chosen = format or detect_format(text)

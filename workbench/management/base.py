@@ -37,6 +37,9 @@ class WorkbenchCommand(BaseCommand):
             raise Error("; ".join(exc.messages)) from None
         except FormatError as exc:
             raise Error(str(exc)) from None
+        except MemoryError:
+            raise Error("out of memory: the machine cannot hold what this file needs; nothing was imported "
+                        "(split the file, or run on a machine with more memory)") from None
         except (OperationalError, InterfaceError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise Error(f"cannot use the database ({connection.settings_dict.get('NAME')}): {reason}") from None
