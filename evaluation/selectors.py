@@ -25,6 +25,7 @@ from evaluation.leaderboard import (
     adjust,
     leaderboard,
     policy_key,
+    stored_leaderboard,
     topic_matrix,
     topic_table,
     topics_of,
@@ -43,7 +44,7 @@ from workbench.models import Collection
 
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
-    "assessor_ranking_agreement", "leave_one_out", "leaderboard", "pr_curves", "recall_estimates", "run_recall",
+    "assessor_ranking_agreement", "leave_one_out", "leaderboard", "stored_leaderboard", "pr_curves", "recall_estimates", "run_recall",
     "JudgedFigures", "assessor_names", "judged_figures", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 

@@ -186,9 +186,13 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     try:
         choice = _choices(request, collection)
-        board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
-                                      assessor=choice["assessor"], test=choice["test"],
-                                      correction=choice["correction"])
+        options = {"measures": choice["measures"], "qrels_policy": choice["qrels_policy"],
+                   "assessor": choice["assessor"], "test": choice["test"], "correction": choice["correction"]}
+        board, state = selectors.stored_leaderboard(collection, **options)
+        if state.status == "computing":
+            return render(request, "evaluation/board_computing.html", {"collection": collection, "job": state.job})
+        if board is None:
+            board = selectors.leaderboard(collection, **options)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
@@ -207,7 +211,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
         "partial": partial, "assessors": selectors.assessor_names(collection),
-        "completeness": choice["completeness"]})
+        "completeness": choice["completeness"], "board_state": state})
 
 
 @results_view()

@@ -15,6 +15,12 @@ def jobs_run_at_once(settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
 
+@pytest.fixture(autouse=True)
+def boards_of_this_test(settings, tmp_path):
+    """Each test's stored leaderboards (evaluation.board) in its own folder, not in the worktree's var/."""
+    settings.BOARD_DIR = tmp_path / "boards"
+
+
 @pytest.fixture
 def organizer(db) -> User:
     user = User.objects.create_user("olivia", password="pw-organizer")
