@@ -136,11 +136,11 @@ def read(path: Path) -> Board:
 # ----------------------------------------------------------------------------------------------- reading
 def current(collection: Collection, policy: str) -> Board | None:
     """The board of the collection's current version under ``policy``, or None (not computed yet)."""
-    key = version_key(cache.version(collection))
-    path = board_path(collection.pk, key, policy)
+    version = cache.version(collection)
+    path = board_path(collection.pk, version_key(version), policy)
     if not path.exists():
         return None
-    return cache.cached((cache.version(collection), "board", policy), lambda: read(path))
+    return cache.cached((version, "board", policy), lambda: read(path))
 
 
 def latest(collection: Collection, policy: str) -> Board | None:
@@ -209,6 +209,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
     """Compute and store the board of the collection's current version under ``policy``."""
     from evaluation import scoring, snapshot
     from evaluation.inferred import xinfap_scores
+    from evaluation.selectors import read_assessor_names
 
     with cache.one_version():
         snap = snapshot.snapshot(collection)
@@ -230,7 +231,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
                 "pool_depth": None if pool is None else pool.depth,
                 "pool_text": None if pool is None else f"{pool.name} ({pool.strategy}"
                 + (f", depth {pool.depth})" if pool.depth else ")"),
-                "n_qrels": n_qrels, "infap": infap}
+                "n_qrels": n_qrels, "infap": infap, "assessors": read_assessor_names(collection)}
         step(f"writing the board of {len(scores)} runs")
         write(path, scores, meta)
         _prune(path, policy)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import cache, scoring, snapshot
+from evaluation import board, cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.leaderboard import (
@@ -261,8 +261,21 @@ def _judged_figures(collection: Collection, pool) -> JudgedFigures:
                          judged_in_pool=int(len(in_pool)), judgments=int(len(judged)))
 
 
+@cache.reads
 def assessor_names(collection: Collection) -> list[str]:
-    """Who judged the collection (assessors and imported qrels; adjudicators left out)."""
+    """Who judged the collection (assessors and imported qrels; adjudicators left out), once per version:
+    from the version's stored board when its job wrote one (:mod:`evaluation.board`), else from the
+    judgments."""
+    def compute() -> list[str]:
+        stored = board.current(collection, DEFAULT_POLICY)
+        if stored is not None and "assessors" in stored.meta:
+            return list(stored.meta["assessors"])
+        return read_assessor_names(collection)
+
+    return cache.cached((cache.version(collection), "assessor names"), compute)
+
+
+def read_assessor_names(collection: Collection) -> list[str]:
     judgments = assessor_judgments(collection)
     return sorted(judgments["assessor"].unique()) if len(judgments) else []
 
