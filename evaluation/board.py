@@ -17,6 +17,7 @@ of runs' lines: a web worker never ranks runs for it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -143,6 +144,15 @@ def current(collection: Collection, policy: str) -> Board | None:
     return cache.cached((version, "board", policy), lambda: read(path))
 
 
+def stored_figure(collection: Collection, name: str) -> dict | None:
+    """A figure the board job stored beside the scores (``completeness``, ``judged_figures``,
+    ``assessors``) for the collection's current version, or None when no board of it is stored."""
+    from judging.policies import DEFAULT_POLICY
+
+    stored = current(collection, DEFAULT_POLICY)
+    return None if stored is None else stored.meta.get(name)
+
+
 def latest(collection: Collection, policy: str) -> Board | None:
     """The newest stored board under ``policy``, whatever its version (shown while the current one is computed)."""
     folder = board_path(collection.pk, "x", policy).parent
@@ -209,7 +219,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
     """Compute and store the board of the collection's current version under ``policy``."""
     from evaluation import scoring, snapshot
     from evaluation.inferred import xinfap_scores
-    from evaluation.selectors import read_assessor_names
+    from evaluation.selectors import judged_figures, read_assessor_names
 
     with cache.one_version():
         snap = snapshot.snapshot(collection)
@@ -231,7 +241,9 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
                 "pool_depth": None if pool is None else pool.depth,
                 "pool_text": None if pool is None else f"{pool.name} ({pool.strategy}"
                 + (f", depth {pool.depth})" if pool.depth else ")"),
-                "n_qrels": n_qrels, "infap": infap, "assessors": read_assessor_names(collection)}
+                "n_qrels": n_qrels, "infap": infap, "assessors": read_assessor_names(collection),
+                "completeness": dataclasses.asdict(scoring.completeness(collection)),
+                "judged_figures": dataclasses.asdict(judged_figures(collection))}
         step(f"writing the board of {len(scores)} runs")
         write(path, scores, meta)
         _prune(path, policy)

@@ -22,7 +22,7 @@ from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
-from judging.completeness import topic_completeness
+from judging.completeness import Completeness, topic_completeness
 from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
@@ -51,7 +51,14 @@ def normalise_policy(policy: str) -> str:
 
 def completeness(collection: Collection):
     """:func:`judging.completeness.topic_completeness`, once per version of the collection."""
-    return cached((version(collection), "completeness"), lambda: topic_completeness(collection))
+    def compute() -> Completeness:
+        stored = board.stored_figure(collection, "completeness")
+        if stored is not None:  # the board job read it at this version
+            return Completeness(complete=stored["complete"], unjudged=stored["unjudged"],
+                                partial={q: tuple(v) for q, v in stored["partial"].items()})
+        return topic_completeness(collection)
+
+    return cached((version(collection), "completeness"), compute)
 
 
 def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.DataFrame:

@@ -243,7 +243,13 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
     snap = snapshot.snapshot(collection)
     info = snap.main_pool if pool_name is None else next((p for p in snap.pools if p.name == pool_name), None)
     key = (snap.version, "judged figures", None if info is None else info.name)
-    return cache.cached(key, lambda: _judged_figures(collection, None if info is None else info.pool))
+    def compute() -> JudgedFigures:
+        stored = board.stored_figure(collection, "judged_figures") if pool_name is None else None
+        if stored is not None:  # the board job read them at this version
+            return JudgedFigures(**stored)
+        return _judged_figures(collection, None if info is None else info.pool)
+
+    return cache.cached(key, compute)
 
 
 def _judged_figures(collection: Collection, pool) -> JudgedFigures:

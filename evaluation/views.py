@@ -11,7 +11,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import plots, release, scoring, selectors, tables
+from evaluation import cache, plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -202,6 +202,10 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     if request.GET.get("_export") == "csv":
         return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
+    # a board's table is the same for every visitor asking the same query: rendered once per board version
+    table_html = cache.cached(("leaderboard table", board.board_version, board.qrels_policy,
+                               request.GET.urlencode()), lambda: table.as_html(request)) \
+        if board.board_version else None
     flagged = [r for r in board.runs if r.flags]
     judged = selectors.judged_figures(collection)
     partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
@@ -211,7 +215,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
         "partial": partial, "assessors": selectors.assessor_names(collection),
-        "completeness": choice["completeness"], "board_state": state})
+        "completeness": choice["completeness"], "board_state": state, "table_html": table_html})
 
 
 @results_view()

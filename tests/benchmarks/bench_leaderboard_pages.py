@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -202,6 +203,7 @@ def main() -> int:
         from evaluation import board
         from judging.policies import DEFAULT_POLICY
 
+        shutil.rmtree(board.board_dir(), ignore_errors=True)  # a kept track's old boards: compute anew
         seconds, path = timed(lambda: board.build(collection, DEFAULT_POLICY))
         rows.append(("board job (rank, score, write Parquet)", f"{seconds:.1f} s"))
         rows.append(("board file size", f"{path.stat().st_size / 2**20:.1f} MiB"))
