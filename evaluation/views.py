@@ -190,6 +190,11 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
                    "assessor": choice["assessor"], "test": choice["test"], "correction": choice["correction"]}
         board, state = selectors.stored_leaderboard(collection, **options)
         if state.status == "computing":
+            if request.GET.get("_export"):  # a download waits for the scores: try again shortly
+                response = HttpResponse("The scores are being computed; try again in a moment.\n", status=503,
+                                        content_type="text/plain")
+                response["Retry-After"] = "5"
+                return response
             return render(request, "evaluation/board_computing.html", {"collection": collection, "job": state.job})
         if board is None:
             board = selectors.leaderboard(collection, **options)

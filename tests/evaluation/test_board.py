@@ -99,6 +99,8 @@ def test_with_no_board_at_all_the_page_says_it_is_being_computed(client, organiz
         assert response.status_code == 200
         assert "being computed" in response.content.decode()
     assert Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.QUEUED).count() == 1
+    download = client.get(PAGE + "?_export=json")
+    assert download.status_code == 503 and download["Retry-After"] == "5"
 
 
 def test_a_collection_without_judgments_is_refused_in_one_line_and_queues_one_job(client, organizer, tmp_path):
@@ -128,3 +130,11 @@ def test_the_stored_board_is_dictionary_encoded_parquet_and_read_back_whole(trac
         assert stored.scores[tag].qids == s.qids
         assert stored.scores[tag].aggregate == pytest.approx(s.aggregate)
     assert stored.meta["teams"] == snapshot.snapshot(track).teams
+
+
+def test_someone_who_may_not_see_results_gets_no_board_and_queues_no_job(client, outsider, track, settings):
+    _queue_only(settings)
+    client.force_login(outsider)
+    response = client.get(PAGE)
+    assert response.status_code == 403 and "being computed" not in response.content.decode()
+    assert not Job.objects.filter(kind=board.KIND).exists()
