@@ -138,3 +138,14 @@ def test_someone_who_may_not_see_results_gets_no_board_and_queues_no_job(client,
     response = client.get(PAGE)
     assert response.status_code == 403 and "being computed" not in response.content.decode()
     assert not Job.objects.filter(kind=board.KIND).exists()
+
+
+def test_the_board_leaderboard_equals_the_one_evaluated_in_the_request(track):
+    from evaluation import leaderboard as lb
+
+    live = lb.leaderboard(track, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
+    stored = board.read(board.build(track, "adjudicated"))
+    cache.clear_caches()
+    read = lb.from_board(stored, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
+    assert read == live
+    assert lb.board_covers(["map"], stored) and not lb.board_covers(["err_cut.5"], stored)
