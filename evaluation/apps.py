@@ -50,5 +50,5 @@ def _recompute_boards_on_change() -> None:
         transaction.on_commit(queue)
 
     for model in (Judgment, Run, Pool):
-        post_save.connect(changed, sender=model, dispatch_uid=f"board-on-save-{model.__name__}")
-    post_delete.connect(changed, sender=Run, dispatch_uid="board-on-delete-Run")
+        post_save.connect(changed, sender=model, weak=False, dispatch_uid=f"board-on-save-{model.__name__}")
+    post_delete.connect(changed, sender=Run, weak=False, dispatch_uid="board-on-delete-Run")

@@ -222,13 +222,15 @@ def main() -> int:
             rows.append((f"**leaderboard cold** (worker's first request; {size / 1024:.0f} KiB)", f"{cold:.2f} s"))
             warm = statistics.median(get(page, cookie)[0] for _ in range(5))
             rows.append(("**leaderboard warm** (median of 5)", f"{warm * 1000:.0f} ms"))
+            rows.append(("**web worker peak memory after the leaderboard (VmHWM)**",
+                         f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
             if args.pages:
                 for label, suffix in (("run page", "runs/run000/"), ("topic page", "topics/1/"),
                                       ("significance", "significance/"), ("curves", "curves/?runs=run000"),
                                       ("reusability", "reusability/")):
                     seconds, status, _ = get(f"{url}/collections/bench/{suffix}", cookie)
                     rows.append((f"{label} first request", f"{seconds:.2f} s (HTTP {status})"))
-            rows.append(("**web worker peak memory (VmHWM)**", f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
+                rows.append(("web worker peak memory after every page (VmHWM)", f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
         finally:
             web.send_signal(signal.SIGTERM)
             web.wait(timeout=30)

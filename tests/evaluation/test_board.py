@@ -149,3 +149,15 @@ def test_the_board_leaderboard_equals_the_one_evaluated_in_the_request(track):
     read = lb.from_board(stored, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
     assert read == live
     assert lb.board_covers(["map"], stored) and not lb.board_covers(["err_cut.5"], stored)
+
+
+def test_a_new_judgment_queues_the_board_job_once_committed(track, settings, django_capture_on_commit_callbacks):
+    _queue_only(settings)
+    settings.BOARD_ON_CHANGE = True
+    topic = track.topics.get(qid="302")
+    with django_capture_on_commit_callbacks(execute=True):
+        for docno in ("h", "z"):
+            Judgment.objects.create(collection=track, topic=topic, docno=docno, grade=0, assessor="nist",
+                                    source=Judgment.Source.IMPORT)
+    queued = Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.QUEUED)
+    assert queued.count() == 1 and queued.get().params["policies"] == ["adjudicated"]
