@@ -11,7 +11,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import cache, plots, release, scoring, selectors, tables
+from evaluation import board_pages, plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -190,14 +190,8 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
                    "assessor": choice["assessor"], "test": choice["test"], "correction": choice["correction"]}
         board, state = selectors.stored_leaderboard(collection, **options)
         if state.status == "computing":
-            if request.GET.get("_export"):  # a download waits for the scores: try again shortly
-                response = HttpResponse("The scores are being computed; try again in a moment.\n", status=503,
-                                        content_type="text/plain")
-                response["Retry-After"] = "5"
-                return response
-            return render(request, "evaluation/board_computing.html", {"collection": collection, "job": state.job})
-        if board is None:
-            board = selectors.leaderboard(collection, **options)
+            return board_pages.computing(request, collection, state.job)
+        board = board or selectors.leaderboard(collection, **options)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
@@ -207,10 +201,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     if request.GET.get("_export") == "csv":
         return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
-    # a board's table is the same for every visitor asking the same query: rendered once per board version
-    table_html = cache.cached(("leaderboard table", board.board_version, board.qrels_policy,
-                               request.GET.urlencode()), lambda: table.as_html(request)) \
-        if board.board_version else None
+    table_html = board_pages.table_html(request, board, table)
     flagged = [r for r in board.runs if r.flags]
     judged = selectors.judged_figures(collection)
     partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
