@@ -9,6 +9,7 @@ class EvaluationConfig(AppConfig):
         from judging.extensions import register_ranking_agreement  # app registry: models load after ready()
 
         register_ranking_agreement(ranking_agreement_rows)
+        _recompute_boards_on_change()
 
     def warm_up(self) -> None:
         """What a server imports at start (``workbench.wsgi``) rather than on a visitor's first page."""
@@ -17,3 +18,37 @@ class EvaluationConfig(AppConfig):
         from evaluation import plots
 
         plots.warm_up()
+
+
+def _recompute_boards_on_change() -> None:
+    """A saved judgment, run or pool (or a deleted run) queues the collection's board job once the write is
+    committed (:func:`evaluation.board.request_board`: one queued job per collection at most). Bulk writes
+    (qrels imports) send no signal: the first results page after them asks for the board instead."""
+    from django.conf import settings
+    from django.db import transaction
+    from django.db.models.signals import post_delete, post_save
+
+    from judging.models import Judgment
+    from pooling.models import Pool
+    from workbench.models import Run
+
+    def changed(sender, instance, **kwargs) -> None:
+        if not getattr(settings, "BOARD_ON_CHANGE", True):
+            return
+        collection_id = getattr(instance, "collection_id", None)
+        if collection_id is None:
+            return
+
+        def queue() -> None:
+            from evaluation import board
+            from workbench.models import Collection
+
+            collection = Collection.objects.filter(pk=collection_id).first()
+            if collection is not None:
+                board.request_board(collection, board.known_policies(collection))
+
+        transaction.on_commit(queue)
+
+    for model in (Judgment, Run, Pool):
+        post_save.connect(changed, sender=model, weak=False, dispatch_uid=f"board-on-save-{model.__name__}")
+    post_delete.connect(changed, sender=Run, weak=False, dispatch_uid="board-on-delete-Run")

@@ -3,10 +3,11 @@
 Evaluation stores nothing (no database writes): it reads the collection's state once per version, hands
 it to the Django-free engine and keeps the results here.
 
-Version: judgments are an append-only log, so (count, last id) of a collection's judgments changes
-whenever its qrels can; with the runs' (id, checksum, team, contributes), the pools' (id, updated_at)
-and the pool entries' (count, last id) it identifies everything a score depends on. Reading it costs
-four small queries; everything else is computed once per version.
+Version: judgments are an append-only log (never deleted but with their topic), so the last judgment's id
+and the number of topics change whenever the qrels can; with the runs' (id, checksum, team, contributes),
+the pools' (id, updated_at) and each pool's number of entries (counted on its unique index) it identifies
+everything a score depends on. Reading it costs a few index look-ups and one count per pool (no count of
+judgments: a page pays it on every request); everything else is computed once per version.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ import contextvars
 import functools
 from collections.abc import Callable, Hashable
 
-from django.db.models import Count, Max
+from django.db.models import Max
 
 from judging.models import Judgment
 from pooling.models import Pool, PoolEntry
 from workbench.cache import LRU
-from workbench.models import Collection, Run
+from workbench.models import Collection, Run, Topic
 
 #: results per version (leaderboards, scores, qrels, snapshots)
 cache = LRU(size=64)
@@ -81,11 +82,11 @@ def version(collection: Collection) -> tuple:
 
 
 def _read_version(collection: Collection) -> tuple:
-    judgments = Judgment.objects.filter(collection=collection).aggregate(n=Count("id"), last=Max("id"))
+    last = Judgment.objects.filter(collection=collection).aggregate(m=Max("id"))["m"]  # an index look-up
+    topics = Topic.objects.filter(collection=collection).count()
     runs = tuple(Run.objects.filter(collection=collection).order_by("tag")
                  .values_list("id", "tag", "sha256", "team", "contributes"))
     pools = tuple(Pool.objects.filter(collection=collection).order_by("id").values_list("id", "updated_at"))
-    entries = PoolEntry.objects.filter(pool__collection=collection).aggregate(n=Count("id"), last=Max("id"))
+    entries = tuple(PoolEntry.objects.filter(pool_id=pool).count() for pool, _ in pools)  # its unique index
     gains = tuple(sorted((collection.grade_gains or {}).items()))
-    return (collection.pk, collection.relevant_from, gains, judgments["n"], judgments["last"], runs, pools,
-            entries["n"], entries["last"])
+    return (collection.pk, collection.relevant_from, gains, last, topics, runs, pools, entries)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from evaluation import cache, scoring, snapshot
+from evaluation import board, cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
 from evaluation.engine.significance import (
     CORRECTIONS,
@@ -42,7 +42,8 @@ from evaluation.scoring import EvaluationError, Scores
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
-__all__ = ["CI_METHOD", "NOT_CONTRIBUTED", "Leaderboard", "RunScore", "adjust", "leaderboard", "policy_key",
+__all__ = ["CI_METHOD", "NOT_CONTRIBUTED", "Leaderboard", "RunScore", "BoardState", "adjust", "board_covers", "from_board",
+           "leaderboard", "policy_key", "stored_leaderboard",
            "topic_matrix", "topic_table", "topics_of"]
 
 CI_METHOD = "t"
@@ -83,6 +84,7 @@ class Leaderboard:
     ci_method: str = CI_METHOD
     pool: str | None = None                    # "main (depth, depth 10)"
     letters_method: str = "piepho"             # or "rank-intervals" (see leaderboard_stats.compact_letters)
+    board_version: str | None = None           # the stored board it was read from (evaluation.board)
 
     def as_dict(self, *, per_topic: bool = False) -> dict:
         """The leaderboard as JSON-ready data (NaN and infinities as None), for the page's JSON export and
@@ -207,14 +209,102 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     policy = scoring.normalise_policy(qrels_policy)
     scores = scoring.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
                                tags=tags)
-    robust_names = scoring.measure_names(ROBUST_MEASURES)
     infap = scoring.infap_scores(collection, policy=policy, assessor=assessor)
     if infap is not None:
         inferred = xinfap_scores(collection, policy=policy, assessor=assessor)
         infap = {tag: {"infAP": value, **inferred.get(tag, {})} for tag, value in infap.items()}
-        robust_names += ["infAP", "xinfAP", "infNDCG"]
     pool = snap.main_pool
-    depths = sorted({10, *([pool.depth] if pool is not None and pool.depth else [])})
+    pool_text = None if pool is None else f"{pool.name} ({pool.strategy}" + (
+        f", depth {pool.depth})" if pool.depth else ")")
+    n_qrels = len(scoring.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
+    return _assemble(scores, names, infap=infap, teams=snap.teams, contributed=snap.contributed,
+                     pool_depth=None if pool is None else pool.depth, pool_text=pool_text, n_qrels=n_qrels,
+                     slug=snap.slug, policy_text=policy if assessor is None else f"assessor {assessor}",
+                     threshold=threshold, test=test, correction=correction, alpha=alpha)
+
+
+def from_board(stored, *, measures: Sequence[str] | None = None, tags: Sequence[str] | None = None,
+               judged_threshold: float = 0.8, test: str = "t", correction: str = "holm", alpha: float = 0.05
+               ) -> Leaderboard:
+    """The leaderboard of a stored board (:mod:`evaluation.board`): no database read, no ranking. The
+    measures must be among the board's (:func:`board_covers`)."""
+    requests = list(measures) if measures else list(DEFAULT_MEASURES)
+    names = scoring.measure_names(requests)
+    meta = stored.meta
+    key = ("board", stored.version, stored.policy, tuple(requests), None if tags is None else tuple(tags),
+           float(judged_threshold), test, correction, alpha)
+
+    def compute() -> Leaderboard:
+        scores = stored.scores if tags is None else {t: stored.scores[t] for t in tags}
+        board = _assemble(scores, names, infap=meta.get("infap"), teams=meta["teams"],
+                          contributed=meta["contributed"], pool_depth=meta.get("pool_depth"),
+                          pool_text=meta.get("pool_text"), n_qrels=meta["n_qrels"], slug=meta["slug"],
+                          policy_text=stored.policy, threshold=judged_threshold, test=test,
+                          correction=correction, alpha=alpha)
+        return replace(board, board_version=stored.version)
+
+    return cache.cached(key, compute)
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """Where a page's leaderboard comes from: ``current`` (the version's board), ``updating`` (an older
+    board while the job computes the current one), ``computing`` (no board yet: nothing to show), or
+    ``""`` (a choice no board holds, such as one assessor's qrels: evaluated in the request)."""
+
+    status: str
+    job: object | None = None
+
+
+def stored_leaderboard(collection: Collection, *, measures: Sequence[str] | None = None,
+                       qrels_policy: str = "adjudicated", assessor: str | None = None, test: str = "t",
+                       correction: str = "holm", alpha: float = 0.05) -> tuple[Leaderboard | None, BoardState]:
+    """The leaderboard read from the collection's stored board, asking for one when the current version has
+    none (:func:`evaluation.board.request_board`); ``(None, BoardState(""))`` when no board can hold the
+    choice, and :class:`EvaluationError` when the version's board job found nothing to evaluate."""
+    if assessor is not None:
+        return None, BoardState("")
+    policy = scoring.normalise_policy(qrels_policy)
+    options = {"measures": measures, "test": test, "correction": correction, "alpha": alpha}
+    with cache.one_version():
+        stored = board.current(collection, policy)
+        if stored is None:
+            last = board.last_job(collection)
+            refused = board.refusal(last, collection, policy)
+            if refused:
+                raise EvaluationError(refused)
+            if last is not None and last.status == last.Status.FAILED:  # evaluated in the request until
+                return None, BoardState("")                              # a change queues a new job
+            job = board.request_board(collection, [policy])
+            stored = board.current(collection, policy)  # written already where jobs run at once
+            if stored is None:
+                job.refresh_from_db()
+                refused = board.refusal(job, collection, policy)
+                if refused:
+                    raise EvaluationError(refused)
+                if job.status == job.Status.FAILED:
+                    return None, BoardState("")
+                previous = board.latest(collection, policy)
+                if previous is None or not board_covers(measures, previous):
+                    return None, BoardState("computing", job)
+                return from_board(previous, **options), BoardState("updating", job)
+    if not board_covers(measures, stored):
+        return None, BoardState("")
+    return from_board(stored, **options), BoardState("current")
+
+
+def board_covers(requests: Sequence[str] | None, stored) -> bool:
+    """Whether a board's measures include every value ``requests`` asks for (and the robust ones)."""
+    wanted = set(scoring.measure_names([*(requests or DEFAULT_MEASURES), *ROBUST_MEASURES]))
+    return wanted <= set(scoring.measure_names(stored.requests))
+
+
+def _assemble(scores: dict[str, Scores], names: list[str], *, infap, teams, contributed, pool_depth, pool_text,
+              n_qrels, slug, policy_text, threshold, test, correction, alpha) -> Leaderboard:
+    robust_names = scoring.measure_names(ROBUST_MEASURES)
+    if infap is not None:
+        robust_names += ["infAP", "xinfAP", "infNDCG"]
+    depths = sorted({10, *([pool_depth] if pool_depth else [])})
     topics = topics_of(scores)
     first = names[0]
     per_topic_first = first in next(iter(scores.values())).values
@@ -223,26 +313,21 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     else:
         letters, vs_best = {t: "" for t in scores}, {t: (False, None) for t in scores}
         letters_method = f"none ({first} has no per-topic values)"
-    n_qrels = len(scoring.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
-    rows = [_run_score(tag, s, snap, names, robust_names, infap, depths, threshold, n_qrels, letters[tag],
-                       vs_best[tag]) for tag, s in scores.items()]
+    rows = [_run_score(tag, s, teams[tag], bool(contributed[tag]), names, robust_names, infap, depths, threshold,
+                       n_qrels, letters[tag], vs_best[tag]) for tag, s in scores.items()]
     rows.sort(key=lambda r: (-_number(r.measures.get(first)), r.tag))
     ranks = competition_ranks(np.array([_number(r.measures.get(first)) for r in rows]))
     rows = [_with_rank(r, int(k)) for r, k in zip(rows, ranks, strict=True)]
-    pool_text = None if pool is None else f"{pool.name} ({pool.strategy}" + (
-        f", depth {pool.depth})" if pool.depth else ")")
-    return Leaderboard(collection=snap.slug, measures=names, runs=rows,
-                       per_topic=_PerTopic(scores), topics=topics,
-                       qrels_policy=policy if assessor is None else f"assessor {assessor}",
+    return Leaderboard(collection=slug, measures=names, runs=rows,
+                       per_topic=_PerTopic(scores), topics=topics, qrels_policy=policy_text,
                        judged_threshold=float(threshold), robust_measures=robust_names, test=test,
                        correction=correction, pool=pool_text, letters_method=letters_method)
 
 
-def _run_score(tag: str, s: Scores, snap, names: list[str], robust_names: list[str], infap: dict | None,
-               depths: list[int], threshold: float, n_qrels: int, letter: str,
+def _run_score(tag: str, s: Scores, team: str, contributed: bool, names: list[str], robust_names: list[str],
+               infap: dict | None, depths: list[int], threshold: float, n_qrels: int, letter: str,
                vs_best: tuple[bool, float | None]) -> RunScore:
     """One run's leaderboard row (ranked later): measures, flags, CIs, robust measures, notes."""
-    contributed = snap.contributed[tag]
     judged = {k: float(s.aggregate.get(f"judged_{k}", np.nan)) for k in depths}
     flags = [] if contributed else [NOT_CONTRIBUTED]
     # judged@10 is a mean of fractions: 0.8 may come out as 0.7999999999999999, which is not below 0.8
@@ -252,12 +337,12 @@ def _run_score(tag: str, s: Scores, snap, names: list[str], robust_names: list[s
           for n in names}
     robust = {n: s.aggregate[n] for n in robust_names if n in s.aggregate}
     if infap is not None:
-        robust |= infap[tag]
+        robust |= infap.get(tag, {})
     notes = []
     if len(s.qids) < n_qrels:
         notes.append(f"no results for {n_qrels - len(s.qids)} of {n_qrels} judged topics")
     worse, p_best = vs_best
-    return RunScore(tag=tag, team=snap.teams[tag], contributed=contributed,
+    return RunScore(tag=tag, team=team, contributed=contributed,
                     measures={n: s.aggregate[n] for n in names if n in s.aggregate},
                     judged_at_10=judged[10], judged_at_k=judged, flags=flags, ci=ci, letter=letter, rank=0,
                     robust=robust, worse_than_best=worse, p_vs_best=p_best, topics=len(s.qids), notes=notes)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from evaluation import board
 from evaluation import measures as registry
 from evaluation.cache import cached, rankings, version
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
@@ -21,7 +22,7 @@ from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
-from judging.completeness import topic_completeness
+from judging.completeness import Completeness, topic_completeness
 from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
@@ -50,7 +51,14 @@ def normalise_policy(policy: str) -> str:
 
 def completeness(collection: Collection):
     """:func:`judging.completeness.topic_completeness`, once per version of the collection."""
-    return cached((version(collection), "completeness"), lambda: topic_completeness(collection))
+    def compute() -> Completeness:
+        stored = board.stored_figure(collection, "completeness")
+        if stored is not None:  # the board job read it at this version
+            return Completeness(complete=stored["complete"], unjudged=stored["unjudged"],
+                                partial={q: tuple(v) for q, v in stored["partial"].items()})
+        return topic_completeness(collection)
+
+    return cached((version(collection), "completeness"), compute)
 
 
 def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.DataFrame:
@@ -224,11 +232,13 @@ def base_requests(snap: Snapshot) -> tuple[str, ...]:
 
 
 def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = DEFAULT_POLICY,
-             assessor: str | None = None, tags: Sequence[str] | None = None) -> dict[str, Scores]:
+             assessor: str | None = None, tags: Sequence[str] | None = None, use_board: bool = True
+             ) -> dict[str, Scores]:
     """Scores of every run (or of ``tags``) for the base measures plus ``requests``, cached per version.
 
     Every run of the collection is evaluated at once (one engine pass, shared by every later request);
-    requests outside the base set are evaluated in a separate pass, cached too.
+    the base measures come from the version's stored board (:mod:`evaluation.board`) when its job has
+    written it; requests outside the base set are evaluated in a separate pass, cached too.
     """
     snap = snapshot(collection)
     policy = normalise_policy(policy)
@@ -241,8 +251,9 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
     base = base_requests(snap)
     known = set(_names(base))
     extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
-    parts = []
-    for batch in [*batches(base), *(batches(extra) if extra else [])]:
+    stored = board.current(collection, policy) if use_board and assessor is None else None
+    parts = [] if stored is None else [stored.scores]
+    for batch in [*_base_batches(base, stored), *(batches(extra) if extra else [])]:
         key = (snap.version, "scores", policy, assessor, batch)
 
         def compute(batch=batch) -> dict[str, Scores]:
@@ -253,6 +264,11 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
         parts.append(cached(key, compute))
     chosen = list(tags) if tags is not None else snap.tags
     return _combine(parts, chosen)
+
+
+def _base_batches(base: tuple[str, ...], stored) -> list[tuple[str, ...]]:
+    """The engine passes of the base measures: none when the version's board holds them."""
+    return [] if stored is not None else batches(base)
 
 
 def infap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import cache, scoring, snapshot
+from evaluation import board, cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.leaderboard import (
@@ -25,6 +25,7 @@ from evaluation.leaderboard import (
     adjust,
     leaderboard,
     policy_key,
+    stored_leaderboard,
     topic_matrix,
     topic_table,
     topics_of,
@@ -43,7 +44,7 @@ from workbench.models import Collection
 
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
-    "assessor_ranking_agreement", "leave_one_out", "leaderboard", "pr_curves", "recall_estimates", "run_recall",
+    "assessor_ranking_agreement", "leave_one_out", "leaderboard", "stored_leaderboard", "pr_curves", "recall_estimates", "run_recall",
     "JudgedFigures", "assessor_names", "judged_figures", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
@@ -242,7 +243,13 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
     snap = snapshot.snapshot(collection)
     info = snap.main_pool if pool_name is None else next((p for p in snap.pools if p.name == pool_name), None)
     key = (snap.version, "judged figures", None if info is None else info.name)
-    return cache.cached(key, lambda: _judged_figures(collection, None if info is None else info.pool))
+    def compute() -> JudgedFigures:
+        stored = board.stored_figure(collection, "judged_figures") if pool_name is None else None
+        if stored is not None:  # the board job read them at this version
+            return JudgedFigures(**stored)
+        return _judged_figures(collection, None if info is None else info.pool)
+
+    return cache.cached(key, compute)
 
 
 def _judged_figures(collection: Collection, pool) -> JudgedFigures:
@@ -260,8 +267,21 @@ def _judged_figures(collection: Collection, pool) -> JudgedFigures:
                          judged_in_pool=int(len(in_pool)), judgments=int(len(judged)))
 
 
+@cache.reads
 def assessor_names(collection: Collection) -> list[str]:
-    """Who judged the collection (assessors and imported qrels; adjudicators left out)."""
+    """Who judged the collection (assessors and imported qrels; adjudicators left out), once per version:
+    from the version's stored board when its job wrote one (:mod:`evaluation.board`), else from the
+    judgments."""
+    def compute() -> list[str]:
+        stored = board.current(collection, DEFAULT_POLICY)
+        if stored is not None and "assessors" in stored.meta:
+            return list(stored.meta["assessors"])
+        return read_assessor_names(collection)
+
+    return cache.cached((cache.version(collection), "assessor names"), compute)
+
+
+def read_assessor_names(collection: Collection) -> list[str]:
     judgments = assessor_judgments(collection)
     return sorted(judgments["assessor"].unique()) if len(judgments) else []
 

@@ -1,8 +1,10 @@
 import django_tables2 as tables
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
+from django_tables2.export import TableExport
 
 from workbench.formats.vocabulary import Choice, Vocabulary
 
@@ -371,3 +373,20 @@ JUDGED_IN_POOL = "Judged in the pool"
 JUDGMENTS_ALL = "Judgments (incl. outside the pool)"
 JUDGED_COLUMNS = [("judged", tables.Column(verbose_name=JUDGED_IN_POOL)),
                   ("judgments", tables.Column(verbose_name=JUDGMENTS_ALL))]
+
+
+def table_export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
+    """``?_export=csv&_table=PREFIX``: that table as CSV (every row, not one page)."""
+    wanted = request.GET.get("_table")
+    for table in tables_:
+        if request.GET.get("_export") == "csv" and table.prefix == wanted:
+            return TableExport("csv", table).response(f"{filename}.{table.prefix.strip('-')}.csv")
+    return None
+
+
+def query_without_export(request: HttpRequest) -> str:
+    """The page's query string (measure, test, sorting...) without ``_export``/``_table``, for CSV links."""
+    params = request.GET.copy()
+    for key in ("_export", "_table"):
+        params.pop(key, None)
+    return params.urlencode()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.urls import reverse
 from django_tasks import task
 
-from evaluation import release
+from evaluation import board, cache, release
 from evaluation.report import evaluation_report
+from evaluation.scoring import EvaluationError
 from workbench import jobs
 from workbench.models import Job
 
@@ -55,3 +56,22 @@ def plan_budget(job_id: int) -> None:
                 f"{plan.judgments:,} judgments so far: not enough to plan")
         progress.finish(lines=[line], plan=plan.as_json(), cost=cost,
                         url=reverse("evaluation:budget", args=[job.collection.slug]), label="See the plan")
+
+
+@task()
+def build_board(job_id: int) -> None:
+    """The board of the job's collection at its current version, for each policy the job names
+    (:func:`evaluation.board.build`); a policy that cannot be evaluated yet is reported, not failed."""
+    with jobs.running(job_id) as progress:
+        job: Job = progress.job
+        policies = job.params.get("policies") or ["adjudicated"]
+        written, skipped = [], {}
+        version = board.version_key(cache.version(job.collection))
+        for i, policy in enumerate(policies):
+            progress.step(f"board {i + 1} of {len(policies)} ({policy})", done=i, total=len(policies))
+            try:
+                written.append(board.build(job.collection, policy, step=progress.step).name)
+            except EvaluationError as exc:
+                skipped[policy] = str(exc)
+        progress.step("done", done=len(policies), total=len(policies))
+        progress.finish(boards=written, skipped=skipped, version=version)

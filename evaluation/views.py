@@ -11,7 +11,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import plots, release, scoring, selectors, tables
+from evaluation import board_pages, plots, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -57,15 +57,6 @@ def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/downloads.html", {"collection": collection,
                                                          "assessors": selectors.assessor_names(collection),
                                                          "policies": POLICIES})
-
-
-def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
-    """``?_export=csv&_table=PREFIX``: that table as CSV (every row, not one page)."""
-    wanted = request.GET.get("_table")
-    for table in tables_:
-        if request.GET.get("_export") == "csv" and table.prefix == wanted:
-            return TableExport("csv", table).response(f"{filename}.{table.prefix.strip('-')}.csv")
-    return None
 
 
 def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpResponse:
@@ -187,9 +178,12 @@ def _error_page(request, collection, message: str) -> HttpResponse:
 def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     try:
         choice = _choices(request, collection)
-        board = selectors.leaderboard(collection, measures=choice["measures"], qrels_policy=choice["qrels_policy"],
-                                      assessor=choice["assessor"], test=choice["test"],
-                                      correction=choice["correction"])
+        options = {"measures": choice["measures"], "qrels_policy": choice["qrels_policy"],
+                   "assessor": choice["assessor"], "test": choice["test"], "correction": choice["correction"]}
+        board, state = selectors.stored_leaderboard(collection, **options)
+        if state.status == "computing":
+            return board_pages.computing(request, collection, state.job)
+        board = board or selectors.leaderboard(collection, **options)
     except (EvaluationError, ValueError) as exc:
         return _error_page(request, collection, str(exc))
     if request.GET.get("_export") == "json":
@@ -199,6 +193,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     if request.GET.get("_export") == "csv":
         return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
+    table_html = board_pages.table_html(request, board, table)
     flagged = [r for r in board.runs if r.flags]
     judged = selectors.judged_figures(collection)
     partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
@@ -208,7 +203,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
         "partial": partial, "assessors": selectors.assessor_names(collection),
-        "completeness": choice["completeness"]})
+        "completeness": choice["completeness"], "board_state": state, "table_html": table_html})
 
 
 @results_view()
@@ -226,7 +221,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
     svg = plots.participant_plot(report, tag, measure) if len(report) else ""
     rows = report.to_dict("records")
     table = tables.run_report_table(rows, collection, tag, measure, request)
-    exported = _export(request, [table], f"{collection.slug}.{tag}.{measure}")
+    exported = tables.table_export(request, [table], f"{collection.slug}.{tag}.{measure}")
     if exported:
         return exported
     summary = {"above_median": int((report["score"] > report["median"]).sum()),
@@ -254,20 +249,12 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
     measures = [c for c in [*report["measures"], "judged_10"] if c in runs.columns]
     depth_table = tables.depth_table(by_depth.to_dict("records"), request)
     runs_table = tables.topic_runs_table(runs.to_dict("records") if len(runs) else [], collection, measures, request)
-    exported = _export(request, [depth_table, runs_table], f"{collection.slug}.topic-{qid}")
+    exported = tables.table_export(request, [depth_table, runs_table], f"{collection.slug}.topic-{qid}")
     if exported:
         return exported
     return render(request, "evaluation/topic.html", {
         "collection": collection, "report": report, "svg": svg, "depth_table": depth_table,
         "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": is_organizer(request.user)})
-
-
-def _query_without_export(request: HttpRequest) -> str:
-    """The page's query string (measure, test, sorting...) without ``_export``/``_table``, for CSV links."""
-    params = request.GET.copy()
-    for key in ("_export", "_table"):
-        params.pop(key, None)
-    return params.urlencode()
 
 
 @results_view()
@@ -286,7 +273,7 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
                                       correction=choice["correction_label"], run_url=run_link,
                                       request=request, prefix="m-")
     pairs_table = tables.pairs_table(records, collection, request)
-    exported = _export(request, [matrix_table, pairs_table],
+    exported = tables.table_export(request, [matrix_table, pairs_table],
                        f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
     if exported:
         return exported
@@ -294,7 +281,7 @@ def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
         "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
         "choice": choice,
         "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
-        "query": _query_without_export(request), "organizer": is_organizer(request.user)})
+        "query": tables.query_without_export(request), "organizer": is_organizer(request.user)})
 
 
 def _curve_choice(request: HttpRequest, collection: Collection) -> tuple[list[str], list[str], str, list[str],
@@ -357,7 +344,7 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
     loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
     estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
     recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
-    exported = _export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
+    exported = tables.table_export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
     if exported:
         return exported
     return render(request, "evaluation/reusability.html", {
@@ -387,11 +374,11 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
         ("qid", "Topic", lambda r: reverse("evaluation:topic", args=[collection.slug, r["qid"]])),
         ("pool_size", "Pooled", "int"), ("judged", tables.JUDGED_IN_POOL, "int"), ("judgments", tables.JUDGMENTS_ALL, "int"),
         ("relevant", "Relevant", "int")], prefix="t-", request=request, per_page=100, label="Pool per topic")
-    exported = _export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
+    exported = tables.table_export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
         "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
-        "overlap_table": overlap, "query": _query_without_export(request), "topics_table": topics_table,
+        "overlap_table": overlap, "query": tables.query_without_export(request), "topics_table": topics_table,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": is_organizer(request.user)})

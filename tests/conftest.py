@@ -22,6 +22,13 @@ def jobs_run_at_once(settings):
     settings.JOB_STARTS_PER_MINUTE = 0
 
 
+@pytest.fixture(autouse=True)
+def boards_of_this_test(settings, tmp_path):
+    """Each test's stored leaderboards (evaluation.board) in its own folder, not in the worktree's var/."""
+    settings.BOARD_DIR = tmp_path / "boards"
+    settings.BOARD_ON_CHANGE = False  # no board job per saved row unless a test asks (tests/evaluation/test_board.py)
+
+
 @pytest.fixture
 def organizer(db) -> User:
     user = User.objects.create_user("olivia", password="pw-organizer")

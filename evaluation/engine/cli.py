@@ -47,7 +47,8 @@ HELP = USAGE + """   -c: average over all topics of the qrels (missing topics sc
    Measures: trec_eval 9.0.8's 'all_trec' set and the workbench's 'all_ext' set (judged, rbp, rbp_resid,
    rbp_graded, ndcg_exp, ndcg_exp_cut, set_Fbeta, the condensed-list measures, and the textbook forms
    dcg, dcg_cut, ideal_dcg, ideal_dcg_cut, dcg_exp, dcg_exp_cut, dcg_jk_cut, ndcg_jk_cut, cg_cut, ncg_cut,
-   fallout_cut, roc_auc, and rr_cut, err_cut, nerr_cut, f_cut, f_minkr_cut, ap_minkr_cut, judged_min);
+   fallout_cut, roc_auc, and rr_cut, err_cut, nerr_cut, err_gdeval_cut, f_cut, f_minkr_cut, ap_minkr_cut,
+   judged_min);
    see evaluation/engine/spec.py.
 """
 

@@ -8,6 +8,9 @@
     ``ERR@k = sum_{r<=k} (1/r) R_r prod_{i<r} (1 - R_i)`` with ``R_i = (2^g_i - 1) / 2^g_max``, ``g_max`` the
     highest grade in the qrels (unjudged and non-positive grades: ``R = 0``). ``nERR@k`` divides by the
     ideal ranking's ERR@k.
+``err_gdeval_cut.k``
+    ERR@k as the TREC Web track's ``gdeval.pl`` (and ir_measures' ``ERR@k``, which runs it) computes it:
+    ``g_max`` fixed at 4, its 0..4 scale, whatever the qrels' grades (binary qrels: ``R = 1/16``).
 ``f_cut.k`` and ``f_minkr_cut.k``
     ``F@k = 2 P@k Rec@k / (P@k + Rec@k)``: ``f_cut`` with ``Rec@k = rel_k / R`` (ranx's ``f1@k``),
     ``f_minkr_cut`` with ``Rec@k = rel_k / min(k, R)`` (the recall a ranking of ``k`` can reach).
@@ -55,14 +58,20 @@ def _err_terms(grades: np.ndarray, ranks: np.ndarray, g_max: float) -> np.ndarra
     return stop * before / ranks
 
 
+#: gdeval's highest grade (``$MAX_JUDGMENT = 4``)
+GDEVAL_G_MAX = 4.0
+
+
 def K_ERR(ctx: Ctx, m) -> list[np.ndarray]:
-    g_max = _g_max(ctx)
+    gdeval = m.name == "err_gdeval_cut"
+    g_max = GDEVAL_G_MAX if gdeval else _g_max(ctx)
     grades = ctx.grade_gains
-    run = ctx.cached("fam_err", lambda: np.cumsum(_err_terms(grades, ctx.rank, g_max), axis=1))
+    run = ctx.cached("fam_err_gdeval" if gdeval else "fam_err",
+                     lambda: np.cumsum(_err_terms(grades, ctx.rank, g_max), axis=1))
     out = []
     for k in m.params:
         err = ctx.prefix_at(run, k)
-        if m.name == "err_cut":
+        if m.name != "nerr_cut":
             out.append(err)
             continue
         model = gain_model(ctx.qrels, ())
@@ -93,5 +102,6 @@ def K_JUDGED_MIN(ctx: Ctx, m) -> list[np.ndarray]:
     return [safe_div(ctx.prefix_at(judged, k), np.minimum(ctx.n, k)) for k in m.params]
 
 
-KERNELS = {"rr_cut": K_RR_CUT, "err_cut": K_ERR, "nerr_cut": K_ERR, "f_cut": K_F_CUT, "f_minkr_cut": K_F_CUT,
+KERNELS = {"rr_cut": K_RR_CUT, "err_cut": K_ERR, "nerr_cut": K_ERR, "err_gdeval_cut": K_ERR, "f_cut": K_F_CUT,
+           "f_minkr_cut": K_F_CUT,
            "ap_minkr_cut": K_AP_MINKR, "judged_min": K_JUDGED_MIN}

@@ -124,6 +124,7 @@ EXT_SPECS = (
     MeasureSpec("rr_cut", CUT_LONG, (1, 5, 10, 20, 100), trec=False),
     MeasureSpec("err_cut", CUT_LONG, (5, 10, 20), trec=False),
     MeasureSpec("nerr_cut", CUT_LONG, (5, 10, 20), trec=False),
+    MeasureSpec("err_gdeval_cut", CUT_LONG, (5, 10, 20), trec=False),
     MeasureSpec("f_cut", CUT_LONG, _CUTS, trec=False),
     MeasureSpec("f_minkr_cut", CUT_LONG, _CUTS, trec=False),
     MeasureSpec("ap_minkr_cut", CUT_LONG, _CUTS, trec=False),
@@ -148,27 +149,38 @@ NICKNAMES = {
 
 
 #: ir_measures' names (``nDCG@10``, ``P@5``, ``AP``, ``R@1000``) -> trec_eval requests; @k becomes ``.k``.
-#: ``Judged@k`` divides by min(k, retrieved) as ir_measures (0.4.3) does: the workbench's ``judged_min``.
+#: Each gives ir_measures' (0.4.3) value (``tests/engine/test_ir_measures_names.py`` compares every one):
+#: ``Judged@k`` divides by min(k, retrieved) (the workbench's ``judged_min``); ``ERR@k`` is gdeval's, whose
+#: highest grade is fixed at 4 (``err_gdeval_cut``; the workbench's own ``err_cut`` takes the qrels' highest).
+#: Names ir_measures does not compute here (nERR, RBP without its cwl_eval provider) are not accepted.
 IR_MEASURES = {"AP": "map", "nDCG": "ndcg", "P": "P", "R": "recall", "RR": "recip_rank", "Rprec": "Rprec",
                "Bpref": "bpref", "BPref": "bpref", "Judged": "judged_min", "Success": "success", "SetP": "set_P",
                "SetR": "set_recall", "SetF": "set_F", "NumRet": "num_ret", "NumRel": "num_rel",
-               "NumRelRet": "num_rel_ret", "NumQ": "num_q", "ERR": "err_cut", "nERR": "nerr_cut", "RBP": "rbp",
-               "infAP": "infAP", "IPrec": "iprec_at_recall"}
+               "NumRelRet": "num_rel_ret", "NumQ": "num_q", "ERR": "err_gdeval_cut", "infAP": "infAP",
+               "IPrec": "iprec_at_recall"}
 #: the ones whose @k is another measure's cut-off (AP@10 is map_cut.10, nDCG@10 ndcg_cut.10, RR@10 rr_cut.10)
 _AT_K = {"AP": "map_cut", "nDCG": "ndcg_cut", "RR": "rr_cut"}
+#: the names ir_measures only computes with a cut-off (``IPrec@0.5``: the recall level)
+_NEED_AT = {"Success", "ERR", "Judged", "IPrec"}
+#: the names that take one (the others refuse ``@``, as ir_measures does)
+_TAKE_AT = {"AP", "nDCG", "P", "R", "RR", *_NEED_AT}
 
 
 def from_ir_measures(request: str) -> str:
     """An ir_measures-style name as the trec_eval request it means; anything else unchanged.
 
-    >>> [from_ir_measures(r) for r in ["nDCG@10", "P@5", "AP", "R@1000", "RR@10", "map"]]
-    ['ndcg_cut.10', 'P.5', 'map', 'recall.1000', 'rr_cut.10', 'map']
+    >>> [from_ir_measures(r) for r in ["nDCG@10", "P@5", "AP", "R@1000", "RR@10", "map", "ERR@20"]]
+    ['ndcg_cut.10', 'P.5', 'map', 'recall.1000', 'rr_cut.10', 'map', 'err_gdeval_cut.20']
     """
     name, at, k = request.partition("@")
     if name not in IR_MEASURES or (not at and name in ("P", "R")):
         return request
     if not at:
+        if name in _NEED_AT:
+            raise UnknownMeasure(f"illegal measure '{request}': ir_measures' {name} needs a cut-off ({name}@10)")
         return IR_MEASURES[name]
+    if name not in _TAKE_AT:
+        raise UnknownMeasure(f"illegal measure '{request}': ir_measures' {name} takes no cut-off")
     return f"{_AT_K.get(name, IR_MEASURES[name])}.{k}"
 
 

@@ -86,6 +86,7 @@ def test_judged_and_rr_at_k_equal_ir_measures(seed):
                             ("rr_cut_1", "RR@1"), ("rr_cut_5", "RR@5"), ("rr_cut_10", "RR@10")], 1e-9)
     # ir_measures' names through the CLI's mapping mean the same measures
     from evaluation.engine.spec import from_ir_measures
-    assert [from_ir_measures(n) for n in ("Judged@50", "RR@10", "ERR@10")] == ["judged_min.50", "rr_cut.10", "err_cut.10"]
+    assert [from_ir_measures(n) for n in ("Judged@50", "RR@10", "ERR@10")] == ["judged_min.50", "rr_cut.10",
+                                                                                   "err_gdeval_cut.10"]
     short = ours.per_topic.loc["8"]
     assert short["judged_min_50"] == pytest.approx(theirs[("Judged@50", "8")]) and short["judged_min_50"] > 7 / 50

@@ -1,0 +1,259 @@
+"""The board: one evaluation of a collection version, computed once by a background job and stored for every
+page and every web worker to read.
+
+A board holds, for one version of a collection (:func:`evaluation.cache.version`) and one qrels policy,
+every run's per-topic values and trec_eval "all" values of the base measures
+(:func:`evaluation.scoring.base_requests`, the measures every results page reads), infAP/xinfAP/infNDCG
+where the pool was sampled, and what a leaderboard needs besides (teams, contributed runs, the main pool,
+the number of judged topics). Stored as one Parquet file (``VAR_DIR/boards/<collection id>/<version>.<policy>
+.parquet``: per-topic values as columns, run and topic dictionary-encoded; the rest as JSON in the file's
+metadata), written aside and renamed into place, so a reader sees a whole board or none.
+
+A page reads the board of the current version; when there is none it asks for one (:func:`request_board`, a
+job of kind ``"board"``) and, until it is written, shows the newest older board marked "updating"
+(:func:`latest`), or a page saying it is being computed. Loading a board costs the same whatever the number
+of runs' lines: a web worker never ranks runs for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.conf import settings
+
+from evaluation import cache
+from evaluation.engine import parse_measures
+from evaluation.engine.evaluator import EvalResult
+from workbench.models import Collection, Job
+
+__all__ = ["KIND", "Board", "board_path", "build", "current", "latest", "pending_job", "request_board",
+           "version_key"]
+
+#: the ``Job.kind`` of a board computation
+KIND = "board"
+#: boards kept per collection and policy besides the newest (the "updating" page shows the previous one)
+KEEP = 1
+
+
+@dataclass(frozen=True)
+class Board:
+    """One stored evaluation: ``scores`` (tag -> the engine's result, per topic and "all") and ``meta``."""
+
+    version: str
+    policy: str
+    scores: dict[str, EvalResult]
+    meta: dict
+
+    @property
+    def requests(self) -> list[str]:
+        return list(self.meta["requests"])
+
+
+def version_key(version: tuple) -> str:
+    """A short stable name for a collection version (its tuple holds ids, checksums and timestamps)."""
+    return hashlib.sha1(repr(version).encode()).hexdigest()[:16]
+
+
+def _policy_file(policy: str) -> str:
+    return policy.replace("/", "+")
+
+
+def board_dir() -> Path:
+    """Where boards live: ``BOARD_DIR`` if set (the tests give each test its own), else ``VAR_DIR/boards``."""
+    return Path(getattr(settings, "BOARD_DIR", None) or Path(settings.VAR_DIR) / "boards")
+
+
+def board_path(collection_pk: int, version: str, policy: str) -> Path:
+    return board_dir() / str(collection_pk) / f"{version}.{_policy_file(policy)}.parquet"
+
+
+# ----------------------------------------------------------------------------------------------- writing
+def write(path: Path, scores: dict[str, EvalResult], meta: dict) -> Path:
+    """Store ``scores`` (every run's per-topic values as one wide table) and ``meta`` whole or not at all."""
+    names = sorted({n for s in scores.values() for n in s.values})
+    tags, qids, columns = [], [], {n: [] for n in names}
+    aggregates = {}
+    for tag, s in scores.items():
+        tags.extend([tag] * len(s.qids))
+        qids.extend(map(str, s.qids))
+        for n in names:
+            v = s.values.get(n)
+            columns[n].append(np.full(len(s.qids), np.nan) if v is None else np.asarray(v, dtype=np.float64))
+        aggregates[tag] = {k: _plain(v) for k, v in s.aggregate.items()}
+    table = pa.table({"tag": pa.array(tags, pa.string()).dictionary_encode(),
+                      "qid": pa.array(qids, pa.string()).dictionary_encode(),
+                      **{n: pa.array(np.concatenate(c) if c else np.zeros(0), pa.float64())
+                         for n, c in columns.items()}})
+    full = {**meta, "aggregates": aggregates, "order": list(scores)}
+    table = table.replace_schema_metadata({b"board": json.dumps(full).encode()})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
+    os.close(descriptor)
+    pq.write_table(table, aside, compression="zstd")
+    os.replace(aside, path)
+    return path
+
+
+def _plain(value):
+    if hasattr(value, "item"):
+        value = value.item()
+    return value
+
+
+def read(path: Path) -> Board:
+    """A stored board (the runs' results rebuilt from the columns, without copying per topic)."""
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[b"board"])
+    aggregates, order = meta.pop("aggregates"), meta.pop("order")
+    measures = tuple(parse_measures(meta["requests"]))
+    tag_column = table.column("tag").combine_chunks()
+    codes = tag_column.indices.to_numpy(zero_copy_only=False)
+    dictionary = tag_column.dictionary.to_pylist()
+    qids = np.asarray(table.column("qid").to_pylist(), dtype=object)
+    names = [n for n in table.column_names if n not in ("tag", "qid")]
+    values = {n: table.column(n).to_numpy() for n in names}
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if codes.size else np.zeros(0, dtype=int)
+    ends = np.r_[starts[1:], codes.size].astype(int)
+    rows = {dictionary[codes[a]]: (int(a), int(b)) for a, b in zip(starts, ends, strict=True)}
+    scores = {}
+    for tag in order:
+        a, b = rows.get(tag, (0, 0))
+        per_topic = {n: v[a:b] for n, v in values.items()}
+        scores[tag] = EvalResult(list(qids[a:b]), per_topic, aggregates[tag], measures, tag)
+    policy = meta["policy"]
+    return Board(version=meta["version"], policy=policy, scores=scores, meta=meta)
+
+
+# ----------------------------------------------------------------------------------------------- reading
+def current(collection: Collection, policy: str) -> Board | None:
+    """The board of the collection's current version under ``policy``, or None (not computed yet)."""
+    version = cache.version(collection)
+    path = board_path(collection.pk, version_key(version), policy)
+    if not path.exists():
+        return None
+    return cache.cached((version, "board", policy), lambda: read(path))
+
+
+def stored_figure(collection: Collection, name: str) -> dict | None:
+    """A figure the board job stored beside the scores (``completeness``, ``judged_figures``,
+    ``assessors``) for the collection's current version, or None when no board of it is stored."""
+    from judging.policies import DEFAULT_POLICY
+
+    stored = current(collection, DEFAULT_POLICY)
+    return None if stored is None else stored.meta.get(name)
+
+
+def latest(collection: Collection, policy: str) -> Board | None:
+    """The newest stored board under ``policy``, whatever its version (shown while the current one is computed)."""
+    folder = board_path(collection.pk, "x", policy).parent
+    suffix = f".{_policy_file(policy)}.parquet"
+    found = sorted((p for p in folder.glob(f"*{suffix}") if not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    if not found:
+        return None
+    path = found[0]
+    return cache.cached(("board file", str(path), path.stat().st_mtime), lambda: read(path))
+
+
+def known_policies(collection: Collection) -> list[str]:
+    """The policies of the collection's stored boards (those pages asked for), default first."""
+    from judging.policies import DEFAULT_POLICY
+
+    folder = board_dir() / str(collection.pk)
+    found = {p.name.split(".", 1)[1].removesuffix(".parquet").replace("+", "/")
+             for p in folder.glob("*.parquet") if not p.name.startswith(".")} if folder.exists() else set()
+    return sorted(found | {DEFAULT_POLICY}, key=lambda p: (p != DEFAULT_POLICY, p))
+
+
+def pending_job(collection: Collection) -> Job | None:
+    """The board job queued or running for the collection, if any."""
+    return Job.objects.filter(collection=collection, kind=KIND,
+                              status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("-id").first()
+
+
+def last_job(collection: Collection) -> Job | None:
+    return Job.objects.filter(collection=collection, kind=KIND).order_by("-id").first()
+
+
+def refusal(job: Job | None, collection: Collection, policy: str) -> str:
+    """Why the job could not evaluate ``policy`` at the collection's current version ("" if it did not refuse)."""
+    if job is None or job.status != Job.Status.DONE:
+        return ""
+    result = job.result or {}
+    if result.get("version") != version_key(cache.version(collection)):
+        return ""
+    return (result.get("skipped") or {}).get(policy, "")
+
+
+def request_board(collection: Collection, policies: list[str] | None = None) -> Job:
+    """Queue a board job for the collection (the version current when it runs), unless one is queued already;
+    ``policies`` (default: the default policy) are added to a queued job's."""
+    from evaluation.tasks import build_board  # tasks import this module
+    from judging.policies import DEFAULT_POLICY
+
+    wanted = list(policies or [DEFAULT_POLICY])
+    job = Job.objects.filter(collection=collection, kind=KIND, status=Job.Status.QUEUED).order_by("-id").first()
+    if job is not None:
+        missing = [p for p in wanted if p not in job.params.get("policies", [])]
+        if not missing:
+            return job
+        job.params = {**job.params, "policies": [*job.params.get("policies", []), *missing]}
+        job.save(update_fields=["params"])
+        return job
+    from workbench import jobs
+
+    return jobs.job_start(build_board, kind=KIND, collection=collection, params={"policies": wanted})
+
+
+def build(collection: Collection, policy: str, *, step: Callable[[str], None] = lambda text: None) -> Path:
+    """Compute and store the board of the collection's current version under ``policy``."""
+    from evaluation import scoring, snapshot
+    from evaluation.inferred import xinfap_scores
+    from evaluation.selectors import judged_figures, read_assessor_names
+
+    with cache.one_version():
+        snap = snapshot.snapshot(collection)
+        key = version_key(snap.version)
+        path = board_path(collection.pk, key, policy)
+        if path.exists():
+            return path
+        step(f"ranking and scoring {len(snap.teams)} runs ({policy})")
+        scores = scoring.evaluate(collection, policy=policy, use_board=False)
+        step("the robust measures of a sampled pool")
+        infap = scoring.infap_scores(collection, policy=policy)
+        if infap is not None:
+            inferred = xinfap_scores(collection, policy=policy)
+            infap = {tag: {"infAP": value, **inferred.get(tag, {})} for tag, value in infap.items()}
+        n_qrels = int(scoring.qrels_frame(collection, policy=policy)["qid"].nunique())
+        pool = snap.main_pool
+        meta = {"version": key, "policy": policy, "slug": snap.slug, "relevant_from": snap.relevant_from,
+                "requests": list(scoring.base_requests(snap)), "teams": snap.teams, "contributed": snap.contributed,
+                "pool_depth": None if pool is None else pool.depth,
+                "pool_text": None if pool is None else f"{pool.name} ({pool.strategy}"
+                + (f", depth {pool.depth})" if pool.depth else ")"),
+                "n_qrels": n_qrels, "infap": infap, "assessors": read_assessor_names(collection),
+                "completeness": dataclasses.asdict(scoring.completeness(collection)),
+                "judged_figures": dataclasses.asdict(judged_figures(collection))}
+        step(f"writing the board of {len(scores)} runs")
+        write(path, scores, meta)
+        _prune(path, policy)
+        return path
+
+
+def _prune(newest: Path, policy: str) -> None:
+    """Keep the newest board and ``KEEP`` older ones of the policy."""
+    suffix = f".{_policy_file(policy)}.parquet"
+    older = sorted((p for p in newest.parent.glob(f"*{suffix}") if p != newest and not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True)
+    for p in older[KEEP:]:
+        p.unlink(missing_ok=True)

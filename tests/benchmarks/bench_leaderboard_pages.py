@@ -1,0 +1,247 @@
+"""Benchmark: the results pages of a real-size track through gunicorn (DEBUG=0, one sync worker).
+
+    .venv/bin/python tests/benchmarks/bench_leaderboard_pages.py [--runs 150] [--topics 50] [--depth 1000]
+        [--pool-depth 100] [--pages]
+
+Generates a track as ``bench_evaluation.py`` does (seeded; two thirds of the runs contribute), builds a
+depth-``--pool-depth`` pool of the contributing runs and judges all of it (binary, 30% relevant), imports
+everything with the services into a fresh SQLite database, then:
+
+* computes the board (``evaluation.board.build``: what the background job does when judgments change);
+* checks the board against ``manage.py trec_eval`` (several run files in one call) for 5 runs, every
+  base measure, every topic and "all";
+* starts gunicorn (one worker, DEBUG=0) and, logged in as an organizer, times the leaderboard cold (the
+  worker's first request: the board is read from disk) and warm (median of 5), then, with ``--pages``,
+  each other results page's first request (run, topic, significance, curves, reusability);
+* reads the worker's peak resident memory (VmHWM).
+
+Prints a markdown table. The machine is shared: timings are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from bench_evaluation import generate  # noqa: E402
+
+from tests.browser.stack import _free_port  # noqa: E402
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def vm_hwm(pid: int) -> int:
+    """Peak resident memory (bytes) of a process, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def setup_django(var: Path) -> dict:
+    env = {**os.environ, "WORKBENCH_VAR_DIR": str(var), "DEBUG": "0", "SECRET_KEY": "bench-" + "x" * 50,
+           "ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}",
+           "DJANGO_SETTINGS_MODULE": "workbench.settings", "PYTHONUNBUFFERED": "1"}
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return env
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def build_track(tmp: Path, args) -> object:
+    from judging.services import qrels_import
+    from pooling.services import pool_build
+    from pooling.strategies import ranked_entries
+    from workbench.selectors import run_frames
+    from workbench.services import RunSpec, collection_create, runs_import, topics_import
+
+    paths, topics_path, qrels_path = generate(tmp, args.runs, args.topics, args.depth)
+    collection = collection_create(slug="bench")
+    topics_import(collection=collection, source=topics_path)
+    contributing = int(args.runs * 2 / 3)
+    runs_import(collection=collection, specs=[RunSpec(source=p, team=f"team{i // 3}", contributes=i < contributing)
+                                              for i, p in enumerate(paths)])
+    pool_build(collection=collection, depth=args.pool_depth)
+    ranked = ranked_entries(run_frames(collection, contributing_only=True), args.pool_depth)
+    ranked = ranked[["qid", "docno"]].drop_duplicates()
+    rng = np.random.default_rng(3)
+    with open(qrels_path, "w") as out:
+        for qid, docno in zip(ranked["qid"], ranked["docno"], strict=True):
+            out.write(f"{qid} 0 {docno} {int(rng.random() < 0.3)}\n")
+    summary = qrels_import(collection=collection, source=qrels_path, assessor="nist")
+    return collection, paths, qrels_path, summary.created
+
+
+def check_against_trec_eval(path: Path, paths: list[Path], qrels_path: Path, env: dict) -> str:
+    """The board against ``manage.py trec_eval -q`` on 5 run files: the number of values compared, or a
+    difference."""
+    from evaluation import board
+
+    stored = board.read(path)
+    chosen = paths[:3] + paths[-2:]
+    args = [a for r in stored.requests for a in ("-m", r)]
+    done = subprocess.run([sys.executable, "manage.py", "trec_eval", "-q", "-M", "1000", *args, str(qrels_path),
+                           *map(str, chosen)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        return f"trec_eval failed: {done.stderr.strip()[-300:]}"
+    compared, tags, tag = 0, [p.stem for p in chosen], None
+    for line in done.stdout.splitlines():
+        name, qid, value = line.split()
+        if name == "runid":
+            tag = value
+            continue
+        if name == "relstring" or tag is None:
+            continue
+        scores = stored.scores[tag]
+        mine = scores.aggregate[name] if qid == "all" else scores.column(name, [qid])[0]
+        if abs(float(mine) - float(value)) > 5.01e-5:  # trec_eval prints 4 decimals
+            return f"DIFFERS: {tag} {name} {qid}: board {mine} trec_eval {value}"
+        compared += 1
+    return f"equal ({compared:,} values of {len(tags)} runs)"
+
+
+def organizer_cookie() -> str:
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import Group, User
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user = User.objects.filter(username="bench-organizer").first() or \
+        User.objects.create_user("bench-organizer", password="pw")
+    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"sessionid={session.session_key}"
+
+
+def get(url: str, cookie: str) -> tuple[float, int, int]:
+    request = urllib.request.Request(url, headers={"Cookie": cookie})
+    start = time.perf_counter()
+    with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 - our own server
+        body = response.read()
+        status = response.status
+    return time.perf_counter() - start, status, len(body)
+
+
+def serve(env: dict, log: Path):
+    port = _free_port()
+    out = open(log, "w")  # noqa: SIM115 - closed with the server
+    web = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "--workers", "1", "--bind",
+                            f"127.0.0.1:{port}", "--timeout", "600", "workbench.wsgi"], cwd=ROOT, env=env,
+                           stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/accounts/login/", timeout=2)  # noqa: S310
+            return web, url
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer:\n{log.read_text()[-2000:]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=150)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--pool-depth", type=int, default=50)
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the track in this folder and reuse it when the script runs again")
+    parser.add_argument("--pages", action="store_true", help="also time every other results page, cold")
+    args = parser.parse_args()
+    rows: list[tuple[str, str]] = []
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or Path(scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
+        kept = (tmp / "var" / "bench.sqlite3").exists()
+        env = setup_django(tmp / "var")
+        if kept:
+            from judging.models import Judgment
+            from workbench.models import Collection
+
+            collection = Collection.objects.get(slug="bench")
+            paths, qrels_path = sorted(tmp.glob("run*.txt")), tmp / "qrels.txt"
+            judged = Judgment.objects.filter(collection=collection).count()
+            seconds = 0.0
+        else:
+            seconds, (collection, paths, qrels_path, judged) = timed(lambda: build_track(tmp, args))
+        rows.append((f"build the track: {args.runs} runs x {args.topics} topics x {args.depth} documents, "
+                     f"{judged:,} judgments", f"{seconds:.1f} s"))
+        from evaluation import board
+        from judging.policies import DEFAULT_POLICY
+
+        shutil.rmtree(board.board_dir(), ignore_errors=True)  # a kept track's old boards: compute anew
+        seconds, path = timed(lambda: board.build(collection, DEFAULT_POLICY))
+        rows.append(("board job (rank, score, write Parquet)", f"{seconds:.1f} s"))
+        rows.append(("board file size", f"{path.stat().st_size / 2**20:.1f} MiB"))
+        check = check_against_trec_eval(path, paths, qrels_path, env)
+        rows.append(("board vs `manage.py trec_eval -q`", check))
+        if check.startswith(("DIFFERS", "trec_eval failed")):
+            failures.append(check)
+        cookie = organizer_cookie()
+        web, url = serve(env, tmp / "gunicorn.log")
+        try:
+            worker = _children(web.pid)[0]
+            page = f"{url}/collections/bench/leaderboard/"
+            cold, status, size = get(page, cookie)
+            if status != 200 or size < 10_000:
+                failures.append(f"leaderboard answered {status} ({size} bytes)")
+            rows.append((f"**leaderboard cold** (worker's first request; {size / 1024:.0f} KiB)", f"{cold:.2f} s"))
+            warm = statistics.median(get(page, cookie)[0] for _ in range(5))
+            rows.append(("**leaderboard warm** (median of 5)", f"{warm * 1000:.0f} ms"))
+            rows.append(("**web worker peak memory after the leaderboard (VmHWM)**",
+                         f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
+            if args.pages:
+                for label, suffix in (("run page", "runs/run000/"), ("topic page", "topics/1/"),
+                                      ("significance", "significance/"), ("curves", "curves/?runs=run000"),
+                                      ("reusability", "reusability/")):
+                    seconds, status, _ = get(f"{url}/collections/bench/{suffix}", cookie)
+                    rows.append((f"{label} first request", f"{seconds:.2f} s (HTTP {status})"))
+                rows.append(("web worker peak memory after every page (VmHWM)", f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
+        finally:
+            web.send_signal(signal.SIGTERM)
+            web.wait(timeout=30)
+    print(f"| {args.runs} runs | |\n|---|---:|")
+    for label, value in rows:
+        print(f"| {label} | {value} |")
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
