@@ -27,13 +27,10 @@ step is timed; the figures go to
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import shutil
 import time
 import warnings
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -41,118 +38,28 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.realsize import MB, POOL_DEPTH, Track, generate_track, write_documents
-from tests.browser.stack import Stack, accept_invitation, log_in_at, running_stack
+from tests.browser.realtrack import (
+    JOB_TIMEOUT_MS,
+    ORGANIZER,
+    PASSWORD,
+    PHONE,
+    SLUG,
+    WEB_MEMORY_LIMIT,
+    YES,
+    Session,
+    both_widths,
+    create_collection,
+    csv_rows,
+    invite,
+    job_report,
+    organizer_session,
+    record_figures,
+    submit_upload,
+    upload_topics,
+)
+from tests.browser.stack import accept_invitation, running_stack
 
 pytestmark = [pytest.mark.browser, pytest.mark.track, pytest.mark.slow]
-
-ORGANIZER, PASSWORD = "boss", "organizer-pass-1"
-SLUG = "realtrack"
-#: the web worker's peak resident memory must stay under this (the issue's Done-when)
-WEB_MEMORY_LIMIT = 300 * 1024 * 1024
-JOB_TIMEOUT_MS = 300_000
-#: how the CSV exports write a true flag
-YES = ("yes", "True")
-PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
-
-
-@dataclass
-class Session:
-    stack: Stack
-    page: object
-    track: Track
-    artifacts: Path
-    console: str = ""
-    timings: dict[str, float] = field(default_factory=dict)
-    #: the processes' peak memory (bytes) after each step
-    memory: dict[str, dict[str, int]] = field(default_factory=dict)
-    server_errors: list[str] = field(default_factory=list)
-    #: the pool built from the submissions, and the runs it was built from
-    pool: str = ""
-    pooled: set[str] = field(default_factory=set)
-
-    def listen(self, context) -> None:
-        """Record every response of ``context``'s pages that answers 5xx."""
-        context.on("response", lambda r: r.status >= 500 and self.server_errors.append(f"{r.status} {r.url}"))
-
-    def shot(self, name: str, full_page: bool = True) -> None:
-        self.page.screenshot(path=str(self.artifacts / f"real-{name}.png"), full_page=full_page)
-
-    def timed(self, name: str, started: float) -> float:
-        self.timings[name] = time.monotonic() - started
-        return self.timings[name]
-
-    def measure(self, after: str) -> None:
-        self.memory[after] = self.stack.peak_memory()
-
-
-def _organizer(browser, stack: Stack, track: Track, artifacts: Path) -> Session:
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    session = Session(stack=stack, page=page, track=track, artifacts=artifacts)
-    session.listen(context)
-    log_in_at(page, stack.url, ORGANIZER, PASSWORD)
-    expect(page.get_by_role("link", name="New collection")).to_be_visible()
-    session.measure("logging in")
-    return session
-
-
-def _both_widths(s: Session, name: str, page=None) -> None:
-    """A full-page screenshot of the page at 1280 px and at 390 px (then back to 1280 px)."""
-    page = page or s.page
-    for width, height in ((1280, 900), (390, 844)):
-        page.set_viewport_size({"width": width, "height": height})
-        page.screenshot(path=str(s.artifacts / f"real-{name}-{width}.png"), full_page=True)
-    page.set_viewport_size({"width": 1280, "height": 900})
-
-
-def _submit_upload(s: Session, kind: str, paths: list[Path], manifest: Path | None = None, shot: str = "") -> None:
-    """Choose ``paths`` (and a manifest) in the console's ``kind`` form and send them in one request (the
-    page sends it in the background with a progress bar); time it to the job's page."""
-    s.page.goto(f"{s.console}upload/#{kind}")
-    form = s.page.locator(f"form#{kind}")
-    form.locator(f"input[name={kind}-files]").set_input_files([str(p) for p in paths])
-    if manifest is not None:
-        form.get_by_label("Manifest").set_input_files(str(manifest))
-    if shot:
-        expect(form.locator(".file-count")).to_contain_text(f"{len(paths) + (manifest is not None)} file")
-        _both_widths(s, shot)
-    started = time.monotonic()
-    with s.page.expect_response(lambda r: r.request.method == "POST" and r.url.startswith(f"{s.console}upload/"),
-                                timeout=JOB_TIMEOUT_MS) as posted:
-        form.get_by_role("button", name=re.compile("^Upload")).click()
-    try:
-        assert posted.value.status < 400, f"the upload answered {posted.value.status}"
-        s.page.wait_for_url(re.compile(r"/jobs/\d+/(#.*)?$"), timeout=JOB_TIMEOUT_MS)
-    except Exception as exc:
-        s.shot(f"{kind}-not-a-job")
-        raise AssertionError(f"{exc}: {s.page.url}: {s.page.inner_text('body')[:1500]}") from None
-    s.timed(f"upload of {kind}{' (archive)' if paths[0].name.endswith('.tar.gz') else ''}", started)
-
-
-def _job_report(s: Session, name: str) -> str:
-    """Wait on the job's page (it polls the worker's progress) until the job ends; time it."""
-    started = time.monotonic()
-    expect(s.page.locator("#job-status")).to_contain_text(re.compile("Done|Failed"), timeout=JOB_TIMEOUT_MS)
-    s.timed(f"import of {name}", started)
-    s.shot(f"{name}-job")
-    return s.page.inner_text("#job-status")
-
-
-def create_collection(s: Session, slug: str = SLUG, name: str = "Real-size track") -> None:
-    s.page.goto(s.stack.url)
-    s.page.get_by_role("link", name="New collection").click()
-    s.page.get_by_label("Slug").fill(slug)
-    s.page.get_by_label("Name").fill(name)
-    s.page.get_by_role("button", name="Create the collection").click()
-    expect(s.page.locator("h1")).to_contain_text(name)
-    s.console = s.page.url
-
-
-def upload_topics(s: Session) -> None:
-    _submit_upload(s, "topics", [s.track.topics])
-    assert "topics.tsv: 30 topics added" in _job_report(s, "topics")
-
 
 def _check_runs_page(s: Session) -> None:
     """The runs page names 40 teams, and every run has the manifest's team, priority, type and contribution."""
@@ -178,8 +85,8 @@ def upload_runs_in_one_request(s: Session) -> None:
     """Every run file chosen at once in the runs form with the manifest: one request of over 100 MB, one job.
     The job's page shows a summary and the first lines, the rest folded."""
     runs = s.track.runs
-    _submit_upload(s, "runs", [r.path for r in runs], manifest=s.track.manifest, shot="1-upload-page")
-    report = _job_report(s, "runs")
+    submit_upload(s, "runs", [r.path for r in runs], manifest=s.track.manifest, shot="1-upload-page")
+    report = job_report(s, "runs")
     assert "Done" in report, report
     assert "150 runs: the first 10 below" in report, report[:1500]
     folded = s.page.locator("#job-status details.more-lines").first
@@ -189,13 +96,13 @@ def upload_runs_in_one_request(s: Session) -> None:
         f"run {r.tag}: 30,000 lines on 30 topics (") or f"team {r.team}, priority {r.priority}" not in lines[f"run {r.tag}"]]
     assert len(lines) == 150 and not missing, (len(lines), missing[:3])
     assert s.page.evaluate("document.documentElement.scrollHeight") < 1400, "the job page of 150 files is short"
-    _both_widths(s, "2-job-page")
+    both_widths(s, "2-job-page")
     folded.locator("summary").click()
     expect(folded.locator("li").last).to_be_visible()
     started = time.monotonic()
     _check_runs_page(s)
     s.timed("checking the runs page (2 pages)", started)
-    _both_widths(s, "3-runs-page")
+    both_widths(s, "3-runs-page")
     s.measure("the runs")
 
 
@@ -204,8 +111,8 @@ def upload_runs_as_one_archive(s: Session) -> None:
     console = s.console
     create_collection(s, f"{SLUG}-tar", "Real-size track (archive)")
     upload_topics(s)
-    _submit_upload(s, "runs", [s.track.archive], manifest=s.track.manifest)
-    report = _job_report(s, "runs-archive")
+    submit_upload(s, "runs", [s.track.archive], manifest=s.track.manifest)
+    report = job_report(s, "runs-archive")
     assert "Done" in report and "150 runs: the first 10 below" in report, report[:1500]
     assert "runs.tar.gz:runs/" in s.page.inner_text("main") or "runs.tar.gz" in s.page.inner_text("main")
     _check_runs_page(s)
@@ -214,28 +121,12 @@ def upload_runs_as_one_archive(s: Session) -> None:
 
 
 def upload_documents(s: Session) -> None:
-    _submit_upload(s, "documents", [s.track.documents])
-    report = _job_report(s, "documents")
+    submit_upload(s, "documents", [s.track.documents])
+    report = job_report(s, "documents")
     assert f"{s.track.num_documents} documents added" in report, report
     s.page.goto(s.console)
     assert re.search(rf"\b{s.track.num_documents}\s+documents\b", s.page.inner_text("main"))
     s.measure("the documents")
-
-
-def _invite(s: Session, username: str, participant: bool = False) -> str:
-    s.page.goto(f"{s.stack.url}/console/people/")
-    s.page.get_by_label("Username").fill(username)
-    if participant:
-        s.page.get_by_label("Assessor").uncheck()
-        s.page.get_by_label(re.compile("Participant")).check()
-    s.page.get_by_role("button", name="Create the account").click()
-    return s.page.get_by_label("Set-password link").input_value()
-
-
-def _csv(s: Session, path: str) -> list[dict[str, str]]:
-    response = s.page.request.get(f"{s.stack.url}{path}")
-    assert response.status == 200, (path, response.status)
-    return list(csv.DictReader(io.StringIO(response.text())))
 
 
 def pool_from_submissions(s: Session, per_team: int = 2, depth: int = POOL_DEPTH) -> None:
@@ -267,16 +158,16 @@ def pool_from_submissions(s: Session, per_team: int = 2, depth: int = POOL_DEPTH
     for team, runs in offered.items():
         if len(runs) >= 2:
             assert f"{team} ({per_team} of {len(runs)})" in preview, (team, preview[:800])
-    _both_widths(s, "4-pool-form-preview")
+    both_widths(s, "4-pool-form-preview")
     started = time.monotonic()
     page.get_by_role("button", name="Build the pool").click()
     page.wait_for_url(re.compile(r"/jobs/\d+/(#.*)?$"))
-    report = _job_report(s, "pool")
+    report = job_report(s, "pool")
     assert "Done" in report and f"from {len(pooled)} runs of the" in report, report[:1500]
     s.timings["building the pool"] = time.monotonic() - started
     s.pool, s.pooled = name, set(pooled)
     s.measure("the pool build")
-    rows = _csv(s, f"/collections/{s.console.rstrip('/').split('/')[-1]}/pool/?name={name}&_export=csv&_table=c-")
+    rows = csv_rows(s, f"/collections/{s.console.rstrip('/').split('/')[-1]}/pool/?name={name}&_export=csv&_table=c-")
     contributed = {r["Run"]: r for r in rows}
     column = next(k for k in rows[0] if k.startswith("Contributed"))
     assert {t for t, r in contributed.items() if r[column] in YES} == s.pooled, rows[0]
@@ -288,7 +179,7 @@ def leaderboard_agrees(s: Session) -> None:
     started = time.monotonic()
     s.page.goto(f"{s.stack.url}/collections/{SLUG}/leaderboard/")
     s.timed("the leaderboard", started)
-    rows = _csv(s, f"/collections/{SLUG}/leaderboard/?_export=csv")
+    rows = csv_rows(s, f"/collections/{SLUG}/leaderboard/?_export=csv")
     tag = next(k for k in rows[0] if k.lower() in ("run", "tag"))
     flag = next(k for k in rows[0] if k.lower() in ("pooled", "contributed", "contributed to the pool"))
     shown = {r[tag]: r[flag] for r in rows}
@@ -301,7 +192,7 @@ def leaderboard_agrees(s: Session) -> None:
 
 def assessor_on_a_phone(s: Session, browser, judgments: int = 4) -> None:
     """An assessor invited on the People page, assigned two topics of the new pool, judges on a phone."""
-    link = _invite(s, "ada")
+    link = invite(s, "ada")
     page = s.page
     page.goto(f"{s.stack.url}/judge/organize/{SLUG}/assign/")
     pool = page.get_by_label(re.compile("^Pool"))
@@ -344,7 +235,7 @@ def assessor_on_a_phone(s: Session, browser, judgments: int = 4) -> None:
 def participant_at_the_limit(s: Session, browser) -> None:
     """A team limited to one run: its member gets the 30 topics, submits one run, finds the form closed,
     and a POST over the limit is refused."""
-    link = _invite(s, "pia", participant=True)
+    link = invite(s, "pia", participant=True)
     page = s.page
     page.goto(f"{s.console.rstrip('/')}/participation/")
     page.get_by_label(re.compile("^Max runs per team")).fill("1")
@@ -387,7 +278,7 @@ def participant_at_the_limit(s: Session, browser) -> None:
     expect(phone.locator("main")).to_contain_text("1 of 1 run submitted")
     expect(phone.locator("#limit-reached")).to_contain_text("the track's limit: no new run can be sent")
     assert phone.get_by_role("button", name="Submit").count() == 0
-    _both_widths(s, "7-team-page", phone)
+    both_widths(s, "7-team-page", phone)
     token = phone.locator("input[name=csrfmiddlewaretoken]").first.input_value()
     refused = phone.request.post(team_page, multipart={
         "csrfmiddlewaretoken": token, "description": "one too many", "priority": "2", "run_type": "automatic",
@@ -398,31 +289,6 @@ def participant_at_the_limit(s: Session, browser) -> None:
     expect(phone.locator("main")).to_contain_text("1 of 1 run submitted")
     context.close()
     s.measure("the participant")
-
-
-def record_figures(s: Session) -> dict[str, int]:
-    """The processes' peak memory (read while they run) and every timing, printed and written down."""
-    peaks = s.stack.peak_memory()
-
-    def mib(step: str, process: str) -> str:
-        return f"{s.memory[step][process] / 2**20:.0f}"
-    database = "PostgreSQL" if s.stack.env["DATABASE_URL"].startswith("postgres") else "SQLite"
-    lines = [f"database: {database}; web server: gunicorn, 1 sync worker, DEBUG=0",
-             f"runs: {len(s.track.runs)} files, {len({r.team for r in s.track.runs})} teams, "
-             f"{s.track.run_bytes / MB:.1f} MB in one upload; as one .tar.gz "
-             f"{s.track.archive.stat().st_size / MB:.1f} MB",
-             f"documents: {s.track.num_documents:,} in {s.track.documents.stat().st_size / MB:.1f} MB (TREC SGML)",
-             f"web worker peak memory (VmHWM): {peaks['web'] / 2**20:.0f} MiB ("
-             + ", ".join(f"after {step} {mib(step, 'web')}" for step in s.memory) + ")",
-             f"db_worker peak memory (VmHWM): {peaks['db_worker'] / 2**20:.0f} MiB ("
-             + ", ".join(f"after {step} {mib(step, 'db_worker')}" for step in s.memory) + ")",
-             f"static files from gunicorn at DEBUG=0: HTTP {s.stack.status_of('/static/workbench/jobs.js')}",
-             f"responses 5xx over the session: {len(s.server_errors)}",
-             *(f"{name}: {seconds:.1f} s" for name, seconds in s.timings.items())]
-    (s.artifacts / f"real-track-memory{'-postgresql' if database == 'PostgreSQL' else ''}.txt").write_text(
-        "\n".join(lines) + "\n")
-    print("\n" + "\n".join(lines))
-    return peaks
 
 
 @pytest.fixture
@@ -445,7 +311,7 @@ def test_an_organizer_loads_a_track_of_real_size_through_the_console(browser, bi
     assert track.documents.stat().st_size >= 300 * MB
     with running_stack(big_tmp, organizer=ORGANIZER, password=PASSWORD, server="gunicorn") as stack:
         assert stack.status_of("/static/workbench/jobs.js") == 200  # gunicorn serves the static files itself
-        s = _organizer(browser, stack, track, screenshot_dir)
+        s = organizer_session(browser, stack, track, screenshot_dir)
         s.timings["generating the track"] = generated
         for name, step in (("collection and topics", lambda: (create_collection(s), upload_topics(s))),
                            ("1. runs in one request", lambda: upload_runs_in_one_request(s)),
@@ -481,7 +347,7 @@ def test_an_upload_slower_than_gunicorns_timeout_arrives_with_threaded_workers(b
     count = write_documents(documents, set(), size=12 * MB)
     with running_stack(big_tmp, organizer=ORGANIZER, password=PASSWORD, server="gunicorn",
                        gunicorn_args=["--worker-class", "gthread", "--threads", "2", "--timeout", "4"]) as stack:
-        s = _organizer(browser, stack, Track(folder=big_tmp, documents=documents, num_documents=count),
+        s = organizer_session(browser, stack, Track(folder=big_tmp, documents=documents, num_documents=count),
                        screenshot_dir)
         create_collection(s)
         cdp = s.page.context.new_cdp_session(s.page)
