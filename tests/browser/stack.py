@@ -4,8 +4,7 @@ names a PostgreSQL server), as an organizer runs it, with no immediate job backe
 
 The web server is Django's development server (DEBUG=1, what ``make demo`` runs) or, with
 ``server="gunicorn"``, gunicorn with one sync worker as a real deployment runs it: DEBUG=0, a SECRET_KEY,
-ALLOWED_HOSTS, ``collectstatic``. Django then serves no static file (a deployment's web server in front
-does, from STATIC_ROOT): :meth:`Stack.serve_static` plays that web server for a browser context.
+ALLOWED_HOSTS, ``collectstatic`` (the workbench serves its static files itself, with WhiteNoise).
 :meth:`Stack.peak_memory` reads the peak resident memory (VmHWM) of the web worker and of the db_worker."""
 
 from __future__ import annotations
@@ -41,10 +40,6 @@ class Stack:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    @property
-    def static_root(self) -> Path:
-        return Path(self.env["WORKBENCH_VAR_DIR"]) / "static"
-
     def web_pid(self) -> int:
         """The process that answers requests: gunicorn's worker (the master's child), or the development server."""
         assert self.web is not None and self.web.poll() is None, "the web server is not running"
@@ -60,20 +55,6 @@ class Stack:
         assert self.worker is not None and self.worker.poll() is None, "the db_worker is not running"
         return {"web": vm_hwm(self.web_pid()),
                 "db_worker": max([vm_hwm(self.worker.pid), *map(vm_hwm, _children(self.worker.pid))])}
-
-    def serve_static(self, context) -> None:
-        """Serve ``/static/`` to the browser ``context`` from STATIC_ROOT, as the web server in front of a
-        deployment does (DEBUG=0: Django serves no static file)."""
-        root, prefix = self.static_root.resolve(), f"{self.url}/static/"
-
-        def handle(route) -> None:
-            path = (root / route.request.url[len(prefix):].split("?")[0]).resolve()
-            if root in path.parents and path.is_file():
-                route.fulfill(path=str(path))
-            else:
-                route.fulfill(status=404, body="not found")
-
-        context.route(f"{prefix}**", handle)
 
     def status_of(self, path: str) -> int:
         """The HTTP status the web server itself answers for ``path`` (no browser, no login)."""

@@ -123,3 +123,41 @@ def test_export_release_writes_the_same_bundle_as_the_page_and_refuses_a_bad_pat
     with pytest.raises(CommandError, match="no collection 'nope'"):
         call_command("export_release", "nope", stdout=StringIO())
     assert not list(tmp_path.glob(".partial.*"))
+
+
+def _visible_and_folded(body: str, marker: str) -> tuple[str, str]:
+    """The page up to the first folded part (<details class="more-lines">), and that part."""
+    start = body.index(marker)
+    cut = body.find('<details class="more-lines">', start)
+    return (body[start:], "") if cut < 0 else (body[start:cut], body[cut:])
+
+
+def test_a_job_of_150_files_shows_a_summary_and_10_lines_with_the_rest_folded(db, client, organizer):
+    names = [f"run{n:03d}.run" for n in range(150)]
+    job = Job.objects.create(kind="runs import", started_by=organizer, status=Job.Status.DONE,
+                             params={"files": names, "replace": False},
+                             result={"lines": [f"run run{n:03d}: 30,000 lines on 30 topics" for n in range(150)],
+                                     "warnings": [f"run{n:03d}.run:{n}: a tie" for n in range(30)]})
+    client.force_login(organizer)
+    body = client.get(f"/jobs/{job.pk}/").content.decode()
+    # the parameter line names the count and the first files; every name is in a closed <details>
+    assert "files: 150 (run000.run, run001.run, run002.run, …), replace: no" in body
+    assert "<summary>All 150 files</summary>" in body and "<code>run149.run</code>" in body
+    shown, folded = _visible_and_folded(body, 'id="job-status"')
+    assert "<strong>150 runs</strong>: the first 10 below" in shown
+    assert "run run009: 30,000" in shown and "run run010:" not in shown
+    assert "<summary>The other 140</summary>" in folded and "run run149: 30,000" in folded
+    # warnings: 10 in the warnings' details, the other 20 folded inside it
+    assert "<summary>30 warnings</summary>" in body and "<summary>The other 20 warnings</summary>" in body
+    assert body.index("run009.run:9: a tie") < body.index("The other 20 warnings") < body.index("run010.run:10")
+
+
+def test_a_job_of_a_few_lines_shows_them_all_without_folding(db, client, organizer):
+    job = Job.objects.create(kind="runs import", started_by=organizer, status=Job.Status.DONE,
+                             params={"files": ["a.run", "b.run"]},
+                             result={"lines": ["run a: 3 lines on 1 topics", "run b: 2 lines on 1 topics"]})
+    client.force_login(organizer)
+    body = client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "run a: 3 lines" in body and "run b: 2 lines" in body
+    assert "<details" not in body and "the first" not in body
+    assert "files: a.run, b.run" in client.get(f"/jobs/{job.pk}/").content.decode()
