@@ -11,10 +11,11 @@ from judging.models import Assignment, AssignmentItem, Judgment
 
 def judged_documents(collection, qid: str, docnos: Sequence[str]) -> dict[str, bool]:
     """Of these documents of the topic, those with a judgment in the collection (any assessor, any pool,
-    imported or not): relevant or not by the latest one ("cannot judge" counts as not relevant)."""
+    imported or not; machine assessors' left out): relevant or not by the latest one ("cannot judge" counts
+    as not relevant)."""
     known: dict[str, bool] = {}
     for docno, grade in (Judgment.objects.filter(collection=collection, topic__qid=qid, docno__in=list(docnos))
-                         .order_by("id").values_list("docno", "grade")):
+                         .exclude(source=Judgment.Source.MACHINE).order_by("id").values_list("docno", "grade")):
         known[docno] = grade is not None and collection.is_relevant(grade)
     return known
 
