@@ -3,6 +3,8 @@ carry provenance, stay out of the human qrels and the assessors' pages, and noth
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -19,7 +21,6 @@ def collection_and_pool(assessor):
 
 
 def _run(*args) -> str:
-    from io import StringIO
     out = StringIO()
     call_command("machine_judge", *args, stdout=out)
     return out.getvalue()
@@ -93,3 +94,29 @@ def test_bad_options_are_refused_in_one_line(collection_and_pool, args, message)
     with pytest.raises(CommandError, match=message):
         _run(collection.slug, *args)
     assert not MachineJudge.objects.exists()
+
+
+def test_machine_agreement_prints_the_held_out_figures_as_json(collection_and_pool, assessor):
+    import json
+
+    from judging.models import Judgment as J
+    from workbench.models import Topic
+    collection, pool = collection_and_pool
+    topic = Topic.objects.get(collection=collection, qid="302")
+    for docno, grade in (("p1", 2), ("p2", 1), ("p3", 0), ("p4", 0)):
+        J.objects.create(collection=collection, topic=topic, docno=docno, grade=grade, assessor="organizer",
+                         source=J.Source.IMPORT)
+    _run(collection.slug, "--judge", "embedding")
+    out = StringIO()
+    call_command("machine_agreement", collection.slug, "--judge", "embedding", "--format", "json", stdout=out)
+    figures = json.loads(out.getvalue())
+    assert {"pairs", "topics", "kappa_binary", "kappa_weighted", "auc", "tau", "tau_ap", "tau_top10"} <= set(figures)
+    assert figures["pairs"] == 6 and figures["topics"] == 2  # every human-judged pair, each on a held-out topic
+    assert figures["tau"] is None  # no runs: no ranking to compare, said as null, never a made-up number
+    assert sum(map(sum, figures["confusion"])) == 6
+
+
+def test_machine_agreement_names_the_judges_there_are(collection_and_pool):
+    collection, pool = collection_and_pool
+    with pytest.raises(CommandError, match="no machine judge 'gpt'; its judges: none yet"):
+        call_command("machine_agreement", collection.slug, "--judge", "gpt")
