@@ -34,7 +34,7 @@ from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
 from judging.models import Judgment
-from judging.policies import DEFAULT_POLICY
+from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
 from pooling import selectors as pooling_selectors
@@ -269,3 +269,25 @@ def assessor_names(collection: Collection) -> list[str]:
 def _defined(row: dict) -> dict:
     """A row for a page: undefined numbers (NaN) as None, so that a template shows nothing rather than "nan"."""
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
+#: how deep in each run's ranking the share judged only by a machine is measured
+MACHINE_SHARE_DEPTH = 10
+
+
+def machine_only_share(collection: Collection, depth: int = MACHINE_SHARE_DEPTH) -> dict[str, float]:
+    """Per run, the share of its top ``depth`` documents (over all topics, ranked as trec_eval ranks: score
+    descending, ties by docno descending) whose grade comes from a machine assessor alone."""
+    human = judged_qrels(collection, policy=HUMAN)
+    machine = judged_qrels(collection, policy=MACHINE)
+    if machine.empty:
+        return {}
+    only = pd.MultiIndex.from_frame(machine[["qid", "docno"]]).difference(
+        pd.MultiIndex.from_frame(human[["qid", "docno"]]))
+    out = {}
+    for tag, frame in scoring.frames(collection).items():
+        top = (frame.sort_values(["qid", "score", "docno"], ascending=[True, False, False])
+               .groupby("qid", sort=False).head(depth))
+        keys = pd.MultiIndex.from_arrays([top["qid"].astype(str), top["docno"].astype(str)])
+        out[tag] = float(keys.isin(only).mean()) if len(keys) else 0.0
+    return out

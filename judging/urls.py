@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import organizer_views, views, workspace_views
+from judging import machine_views, organizer_views, views, workspace_views
 
 app_name = "judging"
 
@@ -15,4 +15,9 @@ urlpatterns = [
     path("organize/<slug:slug>/assignments/<int:assignment_id>/", organizer_views.assignment_change,
          name="assignment_change"),
     path("organize/<slug:slug>/agreement/", organizer_views.agreement, name="agreement"),
+    path("organize/<slug:slug>/machine/", machine_views.machine_console, name="machine"),
+    path("organize/<slug:slug>/machine/jobs/<int:job_id>/cancel/", machine_views.machine_cancel,
+         name="machine_cancel"),
+    path("organize/<slug:slug>/machine/<slug:name>/agreement/", machine_views.machine_agreement_page,
+         name="machine_agreement"),
 ]

@@ -1,0 +1,81 @@
+"""Organizer pages of the machine assessors: run a judge on a pool (a background job), cancel it, and read its
+agreement with the humans."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from judging.machine import JUDGES
+from judging.machine.base import JudgeError
+from judging.machine_agreement import machine_agreement
+from judging.machine_services import MACHINE_JOB, machine_job_cancel, machine_job_for, machine_judge_ensure
+from judging.models import MachineJudge
+from judging.tasks import machine_judge
+from pooling.models import Pool
+from workbench.access import organizer_required
+from workbench.models import Collection, Job
+
+
+class MachineJudgeForm(forms.Form):
+    name = forms.SlugField(max_length=64, initial="embedding", help_text="A name for this judge configuration.")
+    kind = forms.ChoiceField(choices=[(c.name, c.label) for c in JUDGES], initial=JUDGES.default, label="Judge")
+    pool = forms.ModelChoiceField(queryset=Pool.objects.none(), empty_label=None)
+    base_url = forms.URLField(required=False, label="Base URL (openai)", assume_scheme="http",
+                              help_text="e.g. http://127.0.0.1:8000/v1; the key is read from OPENAI_API_KEY.")
+    model = forms.CharField(required=False, max_length=200, label="Model (openai)")
+
+    def __init__(self, *args, collection: Collection, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["pool"].queryset = Pool.objects.filter(collection=collection).order_by("name")
+
+
+@organizer_required
+def machine_console(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    form = MachineJudgeForm(request.POST or None, collection=collection)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            judge = machine_judge_ensure(collection=collection, name=data["name"], kind=data["kind"],
+                                         config={"base_url": data["base_url"], "model": data["model"]})
+        except JudgeError as exc:
+            form.add_error(None, str(exc))
+        else:
+            job, resumed = machine_job_for(judge=judge, pool=data["pool"], user=request.user)
+            machine_judge.enqueue(job.pk)
+            messages.success(request, f"{'Resumed' if resumed else 'Started'}: machine judge {judge.name} on pool "
+                                      f"{data['pool'].name}.")
+            return redirect("job", job_id=job.pk)
+    judges = list(MachineJudge.objects.filter(collection=collection).select_related("user"))
+    jobs = Job.objects.filter(collection=collection, kind=MACHINE_JOB).order_by("-id")[:20]
+    return render(request, "judging/machine_console.html", {
+        "collection": collection, "form": form, "judges": judges, "jobs": jobs}, status=400 if form.errors else 200)
+
+
+@organizer_required
+@require_POST
+def machine_cancel(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    job = get_object_or_404(Job, pk=job_id, collection=collection, kind=MACHINE_JOB)
+    if job.finished:
+        messages.info(request, "That job has already finished.")
+    else:
+        machine_job_cancel(job=job)
+        messages.success(request, "The job stops at its next report; what it judged stays. Run it again to continue.")
+    return redirect("judging:machine", slug=collection.slug)
+
+
+@organizer_required
+def machine_agreement_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    collection = get_object_or_404(Collection, slug=slug)
+    judge = MachineJudge.objects.filter(collection=collection, name=name).first()
+    if judge is None:
+        raise Http404("No such machine judge.")
+    figures = machine_agreement(judge)
+    rows = list(zip(figures["grades"], figures["confusion"], strict=True))
+    return render(request, "judging/machine_agreement.html", {
+        "collection": collection, "judge": judge, "f": figures, "rows": rows})
