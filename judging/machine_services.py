@@ -102,7 +102,7 @@ def _pool_pairs(pool: Pool) -> list[list[Pair]]:
 def _calibration(judge_row: MachineJudge, judge, topics: list[list[Pair]], job: Job | None) -> Calibration | None:
     """The embedding judge's calibration, fitted once per job on the humans' grades of the pool's pairs
     (``human`` qrels) and kept with the job, so that a resumed job grades as it began."""
-    if not hasattr(judge, "scores"):
+    if not hasattr(judge, "topic_scores"):
         return None
     stored = (job.params or {}).get("calibration") if job is not None else None
     if stored:
@@ -115,7 +115,7 @@ def _calibration(judge_row: MachineJudge, judge, topics: list[list[Pair]], job: 
         judged = [i for i, p in enumerate(pairs) if (p.qid, p.docno) in grades]
         if not judged:
             continue
-        scores = judge.scores(pairs[0].query, [p.text for p in pairs])
+        scores = judge.topic_scores(pairs)
         zs = topic_z(scores, [0] * len(scores))
         raw += scores[judged].tolist()
         z += zs[judged].tolist()

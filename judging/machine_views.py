@@ -14,6 +14,7 @@ from judging.machine.base import JudgeError
 from judging.machine_agreement import machine_agreement
 from judging.machine_services import MACHINE_JOB, machine_job_cancel, machine_job_for, machine_judge_ensure
 from judging.models import MachineJudge
+from judging.queueing import AUDIT_SHARE, queues_route
 from judging.tasks import machine_judge
 from pooling.models import Pool
 from workbench.access import organizer_required
@@ -53,7 +54,38 @@ def machine_console(request: HttpRequest, slug: str) -> HttpResponse:
     judges = list(MachineJudge.objects.filter(collection=collection).select_related("user"))
     jobs = Job.objects.filter(collection=collection, kind=MACHINE_JOB).order_by("-id")[:20]
     return render(request, "judging/machine_console.html", {
-        "collection": collection, "form": form, "judges": judges, "jobs": jobs}, status=400 if form.errors else 200)
+        "collection": collection, "form": form, "judges": judges, "jobs": jobs,
+        "route": RouteForm(collection=collection) if judges else None}, status=400 if form.errors else 200)
+
+
+class RouteForm(forms.Form):
+    judge = forms.ModelChoiceField(queryset=MachineJudge.objects.none(), empty_label=None, to_field_name="name")
+    pool = forms.ModelChoiceField(queryset=Pool.objects.none(), empty_label=None)
+    audit_share = forms.FloatField(min_value=0, max_value=1, initial=AUDIT_SHARE, label="Random audit share",
+                                   help_text="Share of each queue kept in random order (0.1 = 10%).")
+
+    def __init__(self, *args, collection: Collection, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["judge"].queryset = MachineJudge.objects.filter(collection=collection).order_by("name")
+        self.fields["pool"].queryset = Pool.objects.filter(collection=collection).order_by("name")
+
+
+@organizer_required
+@require_POST
+def machine_route(request: HttpRequest, slug: str) -> HttpResponse:
+    """Order the human assessors' queues of a pool so that the pairs the machine is least sure of come first."""
+    collection = get_object_or_404(Collection, slug=slug)
+    form = RouteForm(request.POST, collection=collection)
+    if not form.is_valid():
+        messages.error(request, "Routing was not changed: " + "; ".join(
+            f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()))
+    else:
+        data = form.cleaned_data
+        count = queues_route(judge=data["judge"], pool=data["pool"], audit_share=data["audit_share"])
+        messages.success(request, f"{count} human queue{'s' if count != 1 else ''} of pool {data['pool'].name} now "
+                                  f"start with what {data['judge'].name} is least sure of "
+                                  f"({data['audit_share']:.0%} in random order for auditing).")
+    return redirect("judging:machine", slug=collection.slug)
 
 
 @organizer_required

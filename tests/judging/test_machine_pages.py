@@ -89,3 +89,39 @@ def test_the_leaderboard_under_human_over_machine_names_the_policy_and_warns(cli
     assert "Qrels policy: human over machine" in text and "favour runs built with the same kind of model" in text
     # crimeA's top 10: c1..c4 (c1, c4 judged by the assessor) and p1, p3: 4 of 6 judged only by the machine
     assert "crimeA 67%" in text and Judgment.objects.filter(source=Judgment.Source.MACHINE).count() == 10
+
+
+def test_routing_puts_what_the_machine_is_least_sure_of_first_in_a_human_s_queue(client, setup, organizer, assessor):
+    collection, pool = setup
+    client.force_login(organizer)
+    client.post(reverse("judging:machine", args=[collection.slug]),
+                {"name": "embedding", "kind": "embedding", "pool": pool.pk})
+    answer = client.post(reverse("judging:machine_route", args=[collection.slug]),
+                         {"judge": "embedding", "pool": pool.pk, "audit_share": "0"})
+    assert answer.status_code == 302
+    assert "1 human queue of pool main now start with what embedding is least sure of" in \
+        client.get(answer["Location"]).content.decode()
+    job = Job.objects.get(kind="machine judge")
+    threshold = job.params["calibration"]["thresholds"][0]
+    pending = {v.docno: abs(v.probability - threshold) for v in MachineVerdict.objects.filter(
+        topic__qid="301", docno__in=["c2", "c3", "c5", "c6"])}
+    queue = [i.docno for i in pool.assignments.get().items.filter(latest__isnull=True).order_by("judging_order")]
+    assert queue == sorted(pending, key=pending.get)  # closest to the relevance cut first
+    from judging.selectors import next_item_for
+    assert next_item_for(assessor).docno == queue[0]
+    client.force_login(assessor)
+    assert client.post(reverse("judging:machine_route", args=[collection.slug]),
+                       {"judge": "embedding", "pool": pool.pk}).status_code == 403
+
+
+def test_the_audit_share_is_drawn_at_random_and_spread_through_the_queue():
+    from judging.queueing import route_order
+    docnos = [f"d{i}" for i in range(20)]
+    uncertainty = {d: i / 20 for i, d in enumerate(docnos)}  # d19 least sure
+    plain = route_order(uncertainty, docnos, audit_share=0)
+    assert plain == list(reversed(docnos))
+    routed = route_order(uncertainty, docnos, audit_share=0.1, seed=3)
+    assert sorted(routed) == sorted(docnos) and routed[0] == "d19"
+    audited = [d for d in routed if d not in plain[:18]]
+    assert len(audited) == 2 and routed.index(audited[0]) >= 9  # spread, not bunched at the front
+    assert route_order(uncertainty, docnos, audit_share=0.1, seed=3) == routed  # the same for a seed
