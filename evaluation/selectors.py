@@ -34,7 +34,7 @@ from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
 from judging.models import Judgment
-from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE
+from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
 from pooling import selectors as pooling_selectors
@@ -291,3 +291,9 @@ def machine_only_share(collection: Collection, depth: int = MACHINE_SHARE_DEPTH)
         keys = pd.MultiIndex.from_arrays([top["qid"].astype(str), top["docno"].astype(str)])
         out[tag] = float(keys.isin(only).mean()) if len(keys) else 0.0
     return out
+
+
+def offered_policies(collection: Collection) -> list:
+    """The qrels policies a page offers: those reading machine assessors only once one has judged here."""
+    machine = Judgment.objects.filter(collection=collection, source=Judgment.Source.MACHINE).exists()
+    return [p for p in POLICIES if machine or not uses_machine(p.name)]

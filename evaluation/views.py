@@ -175,7 +175,7 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
             "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction,
             "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
-            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES,
+            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": selectors.offered_policies(collection),
             "scopes": tables.TOPIC_SCOPES}
 
 
