@@ -57,7 +57,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
 def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/downloads.html", {"collection": collection,
                                                          "assessors": selectors.assessor_names(collection),
-                                                         "policies": POLICIES})
+                                                         "policies": selectors.offered_policies(collection)})
 
 
 def _export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -51,7 +52,8 @@ def machine_console(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, f"{'Resumed' if resumed else 'Started'}: machine judge {judge.name} on pool "
                                       f"{data['pool'].name}.")
             return redirect("job", job_id=job.pk)
-    judges = list(MachineJudge.objects.filter(collection=collection).select_related("user"))
+    judges = list(MachineJudge.objects.filter(collection=collection).select_related("user").annotate(
+        judged=Count("verdicts", filter=Q(verdicts__ok=True)), failed=Count("verdicts", filter=Q(verdicts__ok=False))))
     jobs = Job.objects.filter(collection=collection, kind=MACHINE_JOB).order_by("-id")[:20]
     return render(request, "judging/machine_console.html", {
         "collection": collection, "form": form, "judges": judges, "jobs": jobs,

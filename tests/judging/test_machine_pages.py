@@ -34,6 +34,7 @@ def test_an_organizer_runs_the_machine_judge_from_the_console_and_reads_its_agre
     page = client.get(reverse("judging:machine_agreement", args=[collection.slug, "embedding"]))
     assert page.status_code == 200 and b"Cohen" in page.content and b"Confusion matrix" in page.content
     assert b"on 1 topic" in page.content  # the assessor's two judgments of topic 301
+    assert "10 pairs judged" in client.get(reverse("judging:machine", args=[collection.slug])).content.decode()
 
 
 def test_a_bad_console_form_names_the_field(client, setup, organizer):
