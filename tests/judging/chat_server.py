@@ -3,7 +3,7 @@
 What it answers depends on a marker in the prompt, ``CASE:<name>``: ``well`` (a score), ``offscale`` (a score
 not on the scale), ``malformed`` (not JSON), ``truncated`` (cut off, finish_reason length), ``cutjson`` (the
 body stops half way), ``refuse`` (HTTP 400), ``ratelimit`` (429 with Retry-After once, then a score),
-``flaky`` (503 once, then a score), ``stall`` (no answer before the client's timeout) and ``drop`` (closes
+``flaky`` (503 once, then a score), ``slow`` (a score after 0.2 s), ``vote`` (1, 2, 1, ... in turn), ``stall`` (no answer before the client's timeout) and ``drop`` (closes
 the connection without a word). It counts the requests per case and keeps the last request's headers.
 """
 
@@ -24,6 +24,7 @@ class ChatServer:
         self.requests: Counter = Counter()
         self.bodies: list[dict] = []
         self.headers: dict = {}
+        self.in_flight = self.most_in_flight = 0
         self.lock = threading.Lock()
         server = self
 
@@ -42,7 +43,13 @@ class ChatServer:
                     server.bodies.append(body)
                     server.headers = dict(self.headers)
                     seen = server.requests[case]
-                server.answer(self, case, seen)
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    server.answer(self, case, seen)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
 
         class Server(ThreadingHTTPServer):
             daemon_threads = False  # server_close() waits for every answer (a stalled one too)
@@ -101,6 +108,11 @@ class ChatServer:
             self._send(handler, 503, b'{"error": {"message": "overloaded"}}')
         elif case in ("ratelimit", "flaky"):
             self._send(handler, 200, self.completion("##final score: 1"))
+        elif case == "slow":
+            time.sleep(0.2)
+            self._send(handler, 200, self.completion("##final score: 3"))
+        elif case == "vote":  # three samples answer 1, 2, 1
+            self._send(handler, 200, self.completion(f"##final score: {2 if seen % 3 == 2 else 1}"))
         elif case == "stall":
             time.sleep(STALL_SECONDS)
             self._send(handler, 200, self.completion("##final score: 1"))

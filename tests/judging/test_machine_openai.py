@@ -123,3 +123,17 @@ def test_a_killed_worker_s_job_resumes_where_it_stopped(pool, server, fast_retri
     assert all(server.requests[c] == asked[c] for c in first_two)  # the two written before the kill: not asked again
     job.refresh_from_db()
     assert job.status == Job.Status.DONE and Job.objects.filter(kind="machine judge").count() == 1
+
+
+def test_no_more_requests_at_once_than_the_concurrency_and_samples_take_the_majority(server, db):
+    from judging.machine.base import Pair, Scale
+    from judging.machine.openai_chat import OpenAIJudge
+    judge = OpenAIJudge({"base_url": server.url, "model": "tiny", "concurrency": 2, "timeout": 5},
+                        scale=Scale(grades=(0, 1, 2, 3), relevant_from=1))
+    pairs = [Pair("1", f"d{i}", "q", "CASE:slow") for i in range(6)]
+    verdicts = list(judge.judge([pairs]))
+    assert [v.grade for v in verdicts] == [3] * 6 and server.most_in_flight == 2
+    voting = OpenAIJudge({"base_url": server.url, "model": "tiny", "samples": 3},
+                         scale=Scale(grades=(0, 1, 2, 3), relevant_from=1))
+    verdict = voting.judge_pair(Pair("1", "v", "q", "CASE:vote"))
+    assert verdict.ok and verdict.grade == 1 and server.requests["vote"] == 3 and verdict.prompt_tokens == 360
