@@ -113,3 +113,26 @@ def machine_agreement_page(request: HttpRequest, slug: str, name: str) -> HttpRe
     rows = list(zip(figures["grades"], figures["confusion"], strict=True))
     return render(request, "judging/machine_agreement.html", {
         "collection": collection, "judge": judge, "f": figures, "rows": rows})
+
+
+#: verdicts a provenance page lists
+VERDICTS_SHOWN = 200
+
+
+@organizer_required
+def machine_verdicts(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    """The provenance of a machine judge's verdicts (all, or of one topic / document): grade or failure, the
+    raw reply, score, model, endpoint, prompt hash, latency and tokens."""
+    collection = get_object_or_404(Collection, slug=slug)
+    judge = MachineJudge.objects.filter(collection=collection, name=name).first()
+    if judge is None:
+        raise Http404("No such machine judge.")
+    qid, docno = request.GET.get("qid", "").strip(), request.GET.get("docno", "").strip()
+    verdicts = judge.verdicts.select_related("topic").order_by("topic__qid", "docno", "id")
+    if qid:
+        verdicts = verdicts.filter(topic__qid=qid)
+    if docno:
+        verdicts = verdicts.filter(docno=docno)
+    return render(request, "judging/machine_verdicts.html", {
+        "collection": collection, "judge": judge, "qid": qid, "docno": docno, "count": verdicts.count(),
+        "verdicts": verdicts[:VERDICTS_SHOWN], "shown": VERDICTS_SHOWN})

@@ -21,4 +21,6 @@ urlpatterns = [
          name="machine_cancel"),
     path("organize/<slug:slug>/machine/<slug:name>/agreement/", machine_views.machine_agreement_page,
          name="machine_agreement"),
+    path("organize/<slug:slug>/machine/<slug:name>/verdicts/", machine_views.machine_verdicts,
+         name="machine_verdicts"),
 ]

