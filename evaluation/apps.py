@@ -5,10 +5,14 @@ class EvaluationConfig(AppConfig):
     name = "evaluation"
 
     def ready(self) -> None:
-        from evaluation.reusability import ranking_agreement_rows
-        from judging.extensions import register_ranking_agreement  # app registry: models load after ready()
+        from evaluation.reusability import ranking_agreement_rows, run_map_over
+        from judging.extensions import (  # app registry: models load after ready()
+            register_ranking_agreement,
+            register_system_scores,
+        )
 
         register_ranking_agreement(ranking_agreement_rows)
+        register_system_scores(run_map_over)
         _recompute_boards_on_change()
 
     def warm_up(self) -> None:

@@ -305,3 +305,15 @@ def ranking_agreement_rows(collection: Collection) -> list[dict]:
         return assessor_ranking_agreement(collection, measure="map").to_dict("records")
     except ValueError:
         return []
+
+
+def run_map_over(collection: Collection, qrels_frame: pd.DataFrame, topics: list) -> dict[str, float]:
+    """Each run's MAP averaged over ``topics`` (0 for a topic it does not answer) under ``qrels_frame``
+    (registered with ``judging.extensions.register_system_scores`` for the machine-agreement figures)."""
+    runs = scoring.frames(collection)
+    if len(runs) < 2 or qrels_frame.empty:
+        return {}
+    name = scoring.measure_names(["map"])[0]
+    scores = scoring.evaluate_frames(qrels_frame, runs, scoring.batches(["map"])[0], collection.relevant_from)
+    shared = pd.Index(S.sorted_topics({str(t) for t in topics}))
+    return {tag: _mean_over(scores[tag].per_topic, shared, name) for tag in runs}

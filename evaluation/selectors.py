@@ -35,7 +35,7 @@ from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
 from judging.models import Judgment
-from judging.policies import DEFAULT_POLICY
+from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
 from pooling import selectors as pooling_selectors
@@ -254,7 +254,8 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
 
 def _judged_figures(collection: Collection, pool) -> JudgedFigures:
     judged = pd.DataFrame.from_records(
-        list(Judgment.objects.filter(collection=collection).order_by().values_list("topic__qid", "docno").distinct()),
+        list(Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE)  # humans'
+             .order_by().values_list("topic__qid", "docno").distinct()),
         columns=["qid", "docno"]).drop_duplicates()
     pooled = pooling_selectors.pool_pairs(pool) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
     in_pool = pooled.merge(judged, on=["qid", "docno"], how="inner") if len(pooled) and len(judged) else pooled[:0]
@@ -289,3 +290,31 @@ def read_assessor_names(collection: Collection) -> list[str]:
 def _defined(row: dict) -> dict:
     """A row for a page: undefined numbers (NaN) as None, so that a template shows nothing rather than "nan"."""
     return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
+#: how deep in each run's ranking the share judged only by a machine is measured
+MACHINE_SHARE_DEPTH = 10
+
+
+def machine_only_share(collection: Collection, depth: int = MACHINE_SHARE_DEPTH) -> dict[str, float]:
+    """Per run, the share of its top ``depth`` documents (over all topics, ranked as trec_eval ranks: score
+    descending, ties by docno descending) whose grade comes from a machine assessor alone."""
+    human = judged_qrels(collection, policy=HUMAN)
+    machine = judged_qrels(collection, policy=MACHINE)
+    if machine.empty:
+        return {}
+    only = pd.MultiIndex.from_frame(machine[["qid", "docno"]]).difference(
+        pd.MultiIndex.from_frame(human[["qid", "docno"]]))
+    out = {}
+    for tag, frame in scoring.frames(collection).items():
+        top = (frame.sort_values(["qid", "score", "docno"], ascending=[True, False, False])
+               .groupby("qid", sort=False).head(depth))
+        keys = pd.MultiIndex.from_arrays([top["qid"].astype(str), top["docno"].astype(str)])
+        out[tag] = float(keys.isin(only).mean()) if len(keys) else 0.0
+    return out
+
+
+def offered_policies(collection: Collection) -> list:
+    """The qrels policies a page offers: those reading machine assessors only once one has judged here."""
+    machine = Judgment.objects.filter(collection=collection, source=Judgment.Source.MACHINE).exists()
+    return [p for p in POLICIES if machine or not uses_machine(p.name)]

@@ -20,6 +20,7 @@ from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
+from judging.policies import uses_machine
 from judging.qrels import POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
@@ -56,7 +57,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
 def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/downloads.html", {"collection": collection,
                                                          "assessors": selectors.assessor_names(collection),
-                                                         "policies": POLICIES})
+                                                         "policies": selectors.offered_policies(collection)})
 
 
 def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpResponse:
@@ -166,7 +167,7 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
             "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction,
             "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
-            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": POLICIES,
+            "tests": TEST_CHOICES, "corrections": CORRECTION_CHOICES, "policies": selectors.offered_policies(collection),
             "scopes": tables.TOPIC_SCOPES}
 
 
@@ -199,8 +200,11 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     partial = [(qid, judged.topics[qid]["judged_in_pool"], judged.topics[qid]["pooled"])
                if judged.topics.get(qid, {}).get("pooled") else (qid, *counts)
                for qid, counts in choice["completeness"].partial.items()]
+    machine_share = (sorted(selectors.machine_only_share(collection).items(), key=lambda kv: (-kv[1], kv[0]))
+                     if uses_machine(choice["policy"]) and not choice["assessor"] else None)
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
+        "machine_share": machine_share, "policy_label": POLICIES.label(choice["policy"]),
         "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
         "partial": partial, "assessors": selectors.assessor_names(collection),
         "completeness": choice["completeness"], "board_state": state, "table_html": table_html})

@@ -77,7 +77,7 @@ def _not_judged_elsewhere(pool: Pool, rows, holders) -> list:
     if not registry.is_adaptive(pool.strategy):
         return rows
     judged = set(Judgment.objects.filter(collection=pool.collection, topic_id__in={r[0] for r in rows})
-                 .values_list("topic_id", "docno"))
+                 .exclude(source=Judgment.Source.MACHINE).values_list("topic_id", "docno"))
     return [r for r in rows if (r[0], r[1]) not in judged or (r[0], r[1]) in holders]
 
 

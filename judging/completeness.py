@@ -1,4 +1,4 @@
-"""Which topics are fully judged: every document the collection's pools hold for the topic has a current
+"""Which topics are fully judged: every document the collection's pools hold for the topic has a current human
 judgment (a grade or "cannot judge") by at least one assessor or imported qrels. A topic with some of its
 pool judged is *partial*: its scores count the unjudged pooled documents as non-relevant, and results
 pages and the release say so."""
@@ -32,6 +32,7 @@ def topic_completeness(collection: Collection) -> Completeness:
         pooled.setdefault(qid, set()).add(docno)
     judged: dict[str, set[str]] = {}
     for qid, docno in (Judgment.objects.filter(collection=collection, topic__qid__in=list(pooled))
+                       .exclude(source=Judgment.Source.MACHINE)  # a machine's grade leaves a topic to the humans
                        .values_list("topic__qid", "docno").distinct()):
         judged.setdefault(qid, set()).add(docno)
     complete, partial, unjudged = [], {}, []

@@ -21,7 +21,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from judging.models import Judgment
+from judging.models import Judgment, MachineVerdict
 from workbench.formats import FormatError
 from workbench.formats.sources import read_bytes
 from workbench.models import Collection
@@ -37,18 +37,31 @@ def judgments_jsonl(collection: Collection) -> str:
     """The collection's judgment log as JSON lines (see the module docstring)."""
     revision: dict[tuple, int] = defaultdict(int)
     lines = []
+    provenance = _machine_provenance(collection)
     for row in (Judgment.objects.filter(collection=collection).order_by("created_at", "id")
-                .values("topic__qid", "docno", "grade", "cannot_judge", "assessor", "source", "created_at",
+                .values("id", "topic__qid", "docno", "grade", "cannot_judge", "assessor", "source", "created_at",
                         "time_spent_ms", "comment", "rationale", "passages")):
         key = (row["assessor"], row["topic__qid"], row["docno"])
         revision[key] += 1
+        machine = {"machine": provenance[row["id"]]} if row["id"] in provenance else {}
         lines.append(json.dumps({"qid": row["topic__qid"], "docno": row["docno"], "grade": row["grade"],
                                  "cannot_judge": row["cannot_judge"], "assessor": row["assessor"],
                                  "source": row["source"], "created_at": row["created_at"].isoformat(),
                                  "time_spent_ms": row["time_spent_ms"], "comment": row["comment"],
                                  "rationale": row["rationale"], "passages": row["passages"] or [],
-                                 "revision": revision[key]}, ensure_ascii=False))
+                                 "revision": revision[key], **machine}, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
+
+
+def _machine_provenance(collection: Collection) -> dict[int, dict]:
+    """Per machine judgment (by id): the judge, its model and endpoint, the prompt's hash, the raw reply, the
+    score and the cost."""
+    fields = ("model", "model_version", "endpoint_host", "prompt_hash", "raw_reply", "score", "probability",
+              "latency_ms", "prompt_tokens", "completion_tokens")
+    return {row["judgment_id"]: {"judge": row["judge__name"], "kind": row["judge__kind"],
+                                 **{f: row[f] for f in fields}}
+            for row in MachineVerdict.objects.filter(judge__collection=collection, judgment__isnull=False)
+            .values("judgment_id", "judge__name", "judge__kind", *fields)}
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ class Judgment(models.Model):
         WEB = "web", "Judged in the browser"
         IMPORT = "import", "Imported qrels"
         ADJUDICATION = "adjudication", "Adjudicated"
+        MACHINE = "machine", "Judged by a machine assessor"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="judgments")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
@@ -120,3 +121,68 @@ class PropagatedJudgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.qid} {self.docno} = {self.grade} (propagated from {self.source.docno})"
+
+
+class MachineJudge(models.Model):
+    """A machine assessor: one judge configuration of a collection (``judging.machine`` registry), acting as a
+    user of its own whose judgments are ordinary records of source ``machine``. The API key is never stored:
+    it comes from the environment when the job runs."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="machine_judges")
+    name = models.SlugField(max_length=64, help_text="Name of this configuration, e.g. 'embedding'.")
+    kind = models.CharField(max_length=32, help_text="The judge in the registry: embedding, openai, ...")
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="machine_judge")
+    config = models.JSONField(default=dict, blank=True,
+                              help_text="Model, endpoint (base URL), samples, concurrency; never a key.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["collection", "name"]
+        constraints = [models.UniqueConstraint(fields=["collection", "name"], name="machinejudge_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.collection.slug}: {self.name} ({self.kind})"
+
+    @property
+    def assessor_name(self) -> str:
+        return self.user.username
+
+
+class MachineVerdict(models.Model):
+    """What a machine judge said of one (topic, document): the provenance of its judgment, or the record of
+    a failure (then no judgment: a reply that could not be parsed never becomes a guessed grade)."""
+
+    judge = models.ForeignKey(MachineJudge, on_delete=models.CASCADE, related_name="verdicts")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    docno = models.CharField(max_length=200)
+    judgment = models.OneToOneField(Judgment, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="machine_verdict")
+    job = models.ForeignKey("workbench.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    ok = models.BooleanField(default=True)
+    error = models.TextField(blank=True, help_text="Why no grade was recorded, in one line.")
+    model = models.CharField(max_length=200, blank=True)
+    model_version = models.CharField(max_length=200, blank=True)
+    endpoint_host = models.CharField(max_length=200, blank=True)
+    prompt_hash = models.CharField(max_length=64, blank=True)
+    raw_reply = models.TextField(blank=True)
+    parsed_grade = models.IntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True, help_text="Raw score, e.g. a cosine similarity.")
+    probability = models.FloatField(null=True, blank=True, help_text="Calibrated probability of relevance.")
+    latency_ms = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # no pair judged twice by the same judge
+            models.UniqueConstraint(fields=["judge", "topic", "docno"], condition=Q(ok=True),
+                                    name="machineverdict_judged_once"),
+            models.CheckConstraint(condition=Q(ok=False) | Q(judgment__isnull=False),
+                                   name="machineverdict_ok_has_judgment"),
+        ]
+        indexes = [models.Index(fields=["judge", "topic", "docno"], name="machineverdict_pair")]
+
+    def __str__(self) -> str:
+        return f"{self.judge.name} {self.topic_id} {self.docno}: {self.parsed_grade if self.ok else self.error}"

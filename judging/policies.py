@@ -18,16 +18,24 @@ import pandas as pd
 from judging.agreement import majority_qrels
 from workbench.formats.vocabulary import Choice, Vocabulary
 
-__all__ = ["ADJUDICATED", "DEFAULT_POLICY", "MAJORITY", "POLICIES", "QRELS_POLICIES", "check_policy",
-           "current_rows", "policy_grades"]
+__all__ = ["ADJUDICATED", "DEFAULT_POLICY", "HUMAN", "HUMAN_OVER_MACHINE", "MACHINE", "MACHINE_POLICIES", "MAJORITY",
+           "POLICIES", "QRELS_POLICIES", "check_policy", "current_rows", "policy_grades", "uses_machine"]
 
 ADJUDICATED, MAJORITY = "adjudicated", "majority"
+# who counts: the humans only (every policy above, and ``human``, which is ``adjudicated`` by name), the
+# machine assessors only, or the human grade where there is one and else the machines'
+HUMAN, MACHINE, HUMAN_OVER_MACHINE = "human", "machine", "human-over-machine"
+MACHINE_POLICIES = (MACHINE, HUMAN_OVER_MACHINE)
 
 #: every qrels policy, the default first: menus, download links, commands and parsers read this
 POLICIES = Vocabulary("qrels policy", [
     Choice(ADJUDICATED, "adjudicated, else majority",
            "Graded, adjudicated where an organizer decided, else the majority of the assessors"),
     Choice(MAJORITY, "majority", "Graded, the majority of the assessors"),
+    Choice(HUMAN, "human", "The human assessors only: adjudicated, else majority (machine judgments left out)"),
+    Choice(MACHINE, "machine", "The machine assessors only (their majority where several judged)"),
+    Choice(HUMAN_OVER_MACHINE, "human over machine",
+           "The human grade where there is one (adjudicated, else majority), else the machine assessors'"),
 ])
 DEFAULT_POLICY = POLICIES.default
 QRELS_POLICIES = POLICIES.names
@@ -36,6 +44,11 @@ QRELS_POLICIES = POLICIES.names
 def check_policy(policy: str) -> str:
     """``policy`` if it is one of :data:`POLICIES`, else ``UnknownChoice`` (a ``ValueError``) naming them."""
     return POLICIES.parse(policy)
+
+
+def uses_machine(policy: str) -> bool:
+    """Whether the policy reads machine assessors' judgments (every other policy leaves them out)."""
+    return policy in MACHINE_POLICIES
 
 
 def current_rows(records: dict, doc_keys: np.ndarray, assessors: np.ndarray | None) -> np.ndarray:
@@ -61,7 +74,7 @@ def policy_grades(records: dict, doc_keys: np.ndarray, assessors: np.ndarray, se
     keys, rel = doc_keys[assessed], records["grade"][assessed]
     if several:  # documents judged by two or more assessors are voted on
         keys, rel = _majority(assessors[assessed], keys, rel)
-    if policy == ADJUDICATED and adjudicated.any():
+    if policy in (ADJUDICATED, HUMAN, HUMAN_OVER_MACHINE) and adjudicated.any():
         # the latest adjudication of each document (rows are in id order) wins over the assessors' majority
         final = rows[adjudicated]
         final = final[~pd.Series(doc_keys[final]).duplicated(keep="last").to_numpy()]

@@ -18,6 +18,9 @@ from judging.models import Judgment
 from judging.policies import (
     ADJUDICATED,
     DEFAULT_POLICY,
+    HUMAN,
+    HUMAN_OVER_MACHINE,
+    MACHINE,
     POLICIES,
     QRELS_POLICIES,
     check_policy,
@@ -49,14 +52,18 @@ _COLUMN_AGGREGATES = {
 }
 
 
-def _judgment_records(collection: Collection, assessor: str | None, strings: list[str]) -> dict:
+def _judgment_records(collection: Collection, assessor: str | None, strings: list[str], machine: str = "exclude"
+                      ) -> dict:
     """Every judgment record of the collection (or of one assessor), revisions included, as columns in id
     order: id, topic (the topic's pk), grade (int64 arrays), cannot_judge, adjudication (bool arrays) and
-    the ``strings`` named (docno, assessor, source: Arrow string arrays)."""
+    the ``strings`` named (docno, assessor, source: Arrow string arrays). Machine assessors' records are left
+    out (``machine="exclude"``), the only ones (``"only"``) or kept (``"include"``; always for one assessor)."""
+    if assessor is not None:
+        machine = "include"
     aggregates = _COLUMN_AGGREGATES.get(connection.vendor)
-    records = _aggregated_records(collection, assessor, strings, *aggregates) if aggregates else None
+    records = _aggregated_records(collection, assessor, strings, *aggregates, machine) if aggregates else None
     if records is None:
-        records = _fetched_records(collection, assessor, strings)
+        records = _fetched_records(collection, assessor, strings, machine)
     ids = records["id"]
     if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():  # an aggregate's order is the database's choice
         order = np.argsort(ids, kind="stable")
@@ -68,7 +75,7 @@ def _judgment_records(collection: Collection, assessor: str | None, strings: lis
     return records
 
 
-def _aggregated_records(collection, assessor, strings, integer_aggregate, string_aggregate) -> dict | None:
+def _aggregated_records(collection, assessor, strings, integer_aggregate, string_aggregate, machine) -> dict | None:
     """The records as one row of column aggregates, or None if a column came back unreadable."""
     quote = connection.ops.quote_name
     columns = {name: quote(name) for name in ("id", "topic_id", "grade", "cannot_judge", "source")}
@@ -80,6 +87,9 @@ def _aggregated_records(collection, assessor, strings, integer_aggregate, string
     if assessor is not None:
         where += f" AND {quote('assessor')} = %s"
         params.append(assessor)
+    if machine != "include":
+        where += f" AND {quote('source')} {'=' if machine == 'only' else '<>'} %s"
+        params.append(Judgment.Source.MACHINE.value)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(select)} FROM {quote(Judgment._meta.db_table)} WHERE {where}", params)
         count, *values = cursor.fetchone()
@@ -96,11 +106,15 @@ def _aggregated_records(collection, assessor, strings, integer_aggregate, string
     return _records(columns)
 
 
-def _fetched_records(collection, assessor, strings) -> dict:
+def _fetched_records(collection, assessor, strings, machine) -> dict:
     """The records row by row, on any database."""
     query = Judgment.objects.filter(collection=collection)
     if assessor is not None:
         query = query.filter(assessor=assessor)
+    if machine == "only":
+        query = query.filter(source=Judgment.Source.MACHINE)
+    elif machine != "include":
+        query = query.exclude(source=Judgment.Source.MACHINE)
     fields = ["id", "topic_id", "grade", "cannot_judge", "source", "docno", "assessor"]
     # a raw cursor: the ORM's per-row converters cost more than the query for 100,000s of judgments
     sql, params = query.order_by("id").values_list(*fields).query.sql_with_params()
@@ -131,12 +145,14 @@ def _string_column(values: pa.Array) -> pd.Series:
     return pd.Series(pd.array(values, dtype="str"))
 
 
-def current_judgments(collection: Collection, *, assessor: str | None = None) -> pd.DataFrame:
-    """The latest record of each assessor for each (topic, document), "cannot judge" excluded.
+def current_judgments(collection: Collection, *, assessor: str | None = None, machine: str = "exclude"
+                      ) -> pd.DataFrame:
+    """The latest record of each assessor for each (topic, document), "cannot judge" excluded; machine
+    assessors' only for one of them by name, or with ``machine="include"``/``"only"``.
 
     Columns: assessor, qid, docno, grade, source.
     """
-    records = _judgment_records(collection, assessor, ["docno", "assessor", "source"])
+    records = _judgment_records(collection, assessor, ["docno", "assessor", "source"], machine)
     if not len(records["id"]):
         frame = pd.DataFrame.from_records([], columns=[*JUDGMENT_COLUMNS, "cannot_judge"])
         return frame.drop(columns="cannot_judge").astype({"grade": "int64"})
@@ -165,7 +181,16 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     grade, where one exists, replaces the majority.
     """
     check_policy(policy)
-    records = _judgment_records(collection, assessor, ["docno"] if assessor is not None else ["docno", "assessor"])
+    if assessor is None and policy == HUMAN_OVER_MACHINE:
+        human, machine = qrels(collection, policy=HUMAN), qrels(collection, policy=MACHINE)
+        if not len(machine):
+            return human
+        known = pd.MultiIndex.from_frame(human[["qid", "docno"]])
+        fill = machine[~pd.MultiIndex.from_frame(machine[["qid", "docno"]]).isin(known)]
+        return sort_qrels(pd.concat([human, fill], ignore_index=True)) if len(fill) else human
+    machine = "only" if policy == MACHINE else "exclude"
+    records = _judgment_records(collection, assessor, ["docno"] if assessor is not None else ["docno", "assessor"],
+                                machine)
     if not len(records["id"]):
         return _empty_qrels()
     # integer codes throughout: topics numbered in order of first occurrence, documents in docno order
@@ -187,8 +212,8 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     topic, doc = np.divmod(keys, len(docnos))
     natural = _natural_ranks(collection, topic_ids, np.unique(topic))
     if natural is None:  # qids that sort alike (such as "1" and "01"), or a judged topic of another collection
-        return _qrels_from_judgments(current_judgments(collection, assessor=assessor), assessor=assessor,
-                                     policy=policy)
+        return _qrels_from_judgments(current_judgments(collection, assessor=assessor, machine=machine),
+                                     assessor=assessor, policy=policy)
     ranks, qids = natural
     keys = ranks[topic] * len(docnos) + doc  # unique: one grade per (topic, document)
     if not (keys[1:] > keys[:-1]).all():
@@ -229,7 +254,7 @@ def _qrels_from_judgments(frame: pd.DataFrame, *, assessor: str | None, policy: 
         adjudicated = frame[frame["source"] == Judgment.Source.ADJUDICATION]
         assessed = frame[frame["source"] != Judgment.Source.ADJUDICATION]
         parts = [majority_qrels(assessed[["assessor", "qid", "docno", "grade"]], tie="lower")] if len(assessed) else []
-        if len(adjudicated) and policy == ADJUDICATED:
+        if len(adjudicated) and policy in (ADJUDICATED, HUMAN):
             # the latest adjudication of each document wins over the assessors' majority
             parts.insert(0, adjudicated.iloc[::-1].rename(columns={"grade": "rel"})[["qid", "docno", "rel"]])
         if not parts:

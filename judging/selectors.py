@@ -204,7 +204,8 @@ def disagreement_evidence(collection: Collection, keys: list[tuple[str, str]]) -
     labels = collection.grade_labels
     latest: dict[tuple[str, str, str], Judgment] = {}
     for j in (Judgment.objects.filter(collection=collection, topic__qid__in=qids, docno__in=docnos)
-              .exclude(source=Judgment.Source.ADJUDICATION).select_related("topic").order_by("created_at", "id")):
+              .exclude(source__in=[Judgment.Source.ADJUDICATION, Judgment.Source.MACHINE])
+              .select_related("topic").order_by("created_at", "id")):
         latest[(j.topic.qid, j.docno, j.assessor)] = j
     documents = dict(Document.objects.filter(collection=collection, docno__in=docnos)
                      .values_list("docno", "text"))

@@ -1,10 +1,14 @@
-"""Judging's background jobs: importing uploaded qrels (run by ``manage.py db_worker``)."""
+"""Judging's background jobs: importing uploaded qrels, a machine assessor judging a pool (run by
+``manage.py db_worker``)."""
 
 from __future__ import annotations
 
 from django_tasks import task
 
+from judging.machine_services import machine_judge_run
+from judging.models import MachineJudge
 from judging.services import qrels_import
+from pooling.models import Pool
 from workbench import jobs, uploads
 from workbench.tasks import staged
 
@@ -26,3 +30,19 @@ def import_qrels(job_id: int) -> None:
 uploads.register(uploads.UploadKind(
     "qrels", "Qrels (earlier judgments)", import_qrels, options=("assessor",),
     help="TREC qrels (qid iteration docno grade), e.g. from an earlier round; recorded as that assessor's."))
+
+
+@task()
+def machine_judge(job_id: int) -> None:
+    """A machine assessor judges a pool (``judging.machine_services.machine_judge_run``); resumable."""
+    with jobs.running(job_id) as progress:
+        job = progress.job
+        judge = MachineJudge.objects.select_related("collection", "user").get(pk=job.params["judge_id"])
+        pool = Pool.objects.get(pk=job.params["pool_id"])
+        progress.step(f"machine judge {judge.name} on pool {pool.name}: reading the pool")
+        summary = machine_judge_run(judge=judge, pool=pool, job=job,
+                                    report=lambda text, done, total: progress.step(text, done=done, total=total))
+        lines = [f"{summary.judged} pairs judged by {judge.name} on pool {pool.name} ({summary.already} already "
+                 f"judged, {summary.failed} failed); {summary.prompt_tokens + summary.completion_tokens} tokens",
+                 *summary.failures]
+        progress.finish(lines=lines)

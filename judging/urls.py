@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import duplicate_views, organizer_views, views, workspace_views
+from judging import duplicate_views, machine_views, organizer_views, views, workspace_views
 
 app_name = "judging"
 
@@ -18,4 +18,12 @@ urlpatterns = [
     path("organize/<slug:slug>/duplicates/", duplicate_views.duplicates, name="duplicates"),
     path("organize/<slug:slug>/duplicates/find/", duplicate_views.duplicates_find, name="duplicates_find"),
     path("organize/<slug:slug>/duplicates/<int:class_id>/", duplicate_views.duplicate_class, name="duplicate_class"),
+    path("organize/<slug:slug>/machine/", machine_views.machine_console, name="machine"),
+    path("organize/<slug:slug>/machine/route/", machine_views.machine_route, name="machine_route"),
+    path("organize/<slug:slug>/machine/jobs/<int:job_id>/cancel/", machine_views.machine_cancel,
+         name="machine_cancel"),
+    path("organize/<slug:slug>/machine/<slug:name>/agreement/", machine_views.machine_agreement_page,
+         name="machine_agreement"),
+    path("organize/<slug:slug>/machine/<slug:name>/verdicts/", machine_views.machine_verdicts,
+         name="machine_verdicts"),
 ]
