@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0002_judgment_passages'),
+        ('judging', '0003_propagated_judgments'),
         ('workbench', '0005_document_links_run_type'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
