@@ -151,6 +151,9 @@ except OSError as exc:
 #: most files one upload may carry (Django's default, 100, is fewer than a track's runs); the forms state it
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 1000)
 
+#: import the pages' heavier libraries (scipy.stats, matplotlib) when a server starts rather than on first use
+SERVER_WARM_UP = env_bool("SERVER_WARM_UP", False)
+
 #: a running job without progress for this long is shown as failed (its worker was killed or died)
 JOB_STALE_AFTER_SECONDS = env_int("JOB_STALE_AFTER_SECONDS", 600)
 

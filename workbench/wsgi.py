@@ -2,15 +2,17 @@
 import os
 
 from django.apps import apps
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
 application = get_wsgi_application()
 
-# Libraries the pages need but commands mostly do not (statistics, plots) are imported on first use, so
-# that a command starts fast; a server warms them up now (each app's config says what it needs), so that
-# no visitor's first page waits ~1.5 s.
-for config in apps.get_app_configs():
+# Libraries some pages need but commands mostly do not (statistics, plots) are imported on first use, so
+# that a command starts fast. With SERVER_WARM_UP=1 a server imports them now (each app's config says what it
+# needs), so that no visitor's first significance or plot page waits ~1.5 s; it costs each web worker about
+# 70 MB whether those pages are opened or not, so it is off by default.
+for config in apps.get_app_configs() if settings.SERVER_WARM_UP else ():
     warm_up = getattr(config, "warm_up", None)
     if callable(warm_up):
         warm_up()
