@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from judging.models import Judgment, PropagatedJudgment
+from workbench.admin import ReadOnlyAdmin
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(ReadOnlyAdmin):
     """Judgments are an append-only log: the admin shows them but never edits or deletes them."""
 
     list_display = ["topic", "docno", "grade", "cannot_judge", "assessor", "source", "created_at", "time_spent_ms"]
@@ -13,30 +14,12 @@ class JudgmentAdmin(admin.ModelAdmin):
     list_select_related = ["topic"]
     show_full_result_count = False
 
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
-
 
 @admin.register(PropagatedJudgment)
-class PropagatedJudgmentAdmin(admin.ModelAdmin):
+class PropagatedJudgmentAdmin(ReadOnlyAdmin):
     """Read only: propagated grades are made and revoked with their class (Judging > Near-duplicates)."""
 
     list_display = ["topic", "docno", "grade", "source", "duplicate_class", "similarity", "created_at"]
     list_filter = ["collection"]
     search_fields = ["docno", "topic__qid"]
     list_select_related = ["topic", "source", "duplicate_class"]
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False

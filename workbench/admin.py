@@ -3,6 +3,19 @@ from django.contrib import admin
 from workbench.models import Collection, Document, DuplicateClass, Run, Topic
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the admin shows but never adds, changes or deletes (records kept append-only, or made by a page)."""
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin):
     list_display = ["slug", "name", "relevant_from", "max_depth", "researchers_may_download", "created_at"]
@@ -49,19 +62,10 @@ class RunAdmin(admin.ModelAdmin):
 
 
 @admin.register(DuplicateClass)
-class DuplicateClassAdmin(admin.ModelAdmin):
+class DuplicateClassAdmin(ReadOnlyAdmin):
     """Read only: the organizer decides on a class on its page (Judging > Near-duplicates), which also revokes or
     makes its propagated judgments."""
 
     list_display = ["representative", "collection", "similarity", "status", "judge_members", "created_at"]
     list_filter = ["collection", "status"]
     search_fields = ["representative", "members__docno"]
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
-        return False
