@@ -71,15 +71,30 @@ def stack(tmp_path_factory) -> dict:
     return {"env": env, "tmp": tmp}
 
 
+#: Linux carries a process's peak RSS across fork and exec (the forked copy of a parent's pages counts), so a
+#: command started straight from a pytest worker that has grown to 700 MB "peaks" at 700 MB. A small launcher
+#: process forks the command instead and reports the command's own ``ru_maxrss`` (from ``os.wait4``).
+LAUNCHER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def measured(args: list[str], env: dict) -> tuple[int, str, str, float]:
     """(exit status, stdout, stderr, peak memory in MB) of ``manage.py ARGS`` run as its own process."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        process = subprocess.Popen([sys.executable, "manage.py", *args], cwd=ROOT, env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        done = subprocess.run([sys.executable, "-c", LAUNCHER, peak.name, sys.executable, "manage.py", *args],
+                              cwd=ROOT, env=env, stdout=out, stderr=err)
         out.seek(0)
         err.seek(0)
-        return process.returncode, out.read(), err.read(), usage.ru_maxrss / 1024
+        return done.returncode, out.read(), err.read(), int(peak.read()) / 1024
 
 
 def _refused_in_one_line(code: int, err: str, peak: float, *expected: str) -> None:

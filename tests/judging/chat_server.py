@@ -45,11 +45,11 @@ class ChatServer:
                     seen = server.requests[case]
                     server.in_flight += 1
                     server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                self.counted = True
                 try:
                     server.answer(self, case, seen)
                 finally:
-                    with server.lock:
-                        server.in_flight -= 1
+                    server.done(self)
 
         class Server(ThreadingHTTPServer):
             daemon_threads = False  # server_close() waits for every answer (a stalled one too)
@@ -68,6 +68,14 @@ class ChatServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    def done(self, handler) -> None:
+        """The request no longer counts as in flight (once, before its answer goes out where it matters: a
+        client may send its next request as soon as it has read this one's answer)."""
+        with self.lock:
+            if handler.counted:
+                handler.counted = False
+                self.in_flight -= 1
 
     @staticmethod
     def _send(handler, status: int, payload: bytes, headers: dict | None = None, length: int | None = None) -> None:
@@ -110,6 +118,7 @@ class ChatServer:
             self._send(handler, 200, self.completion("##final score: 1"))
         elif case == "slow":
             time.sleep(0.2)
+            self.done(handler)
             self._send(handler, 200, self.completion("##final score: 3"))
         elif case == "vote":  # three samples answer 1, 2, 1
             self._send(handler, 200, self.completion(f"##final score: {2 if seen % 3 == 2 else 1}"))
