@@ -122,7 +122,7 @@ class RunsBulkForm(forms.Form):
     """Set team, contribution, priority and/or type on many runs at once (an empty field: unchanged)."""
 
     SCOPES = [("selected", "the runs ticked below"), ("all", "every run of the collection")]
-    CONTRIBUTES = [("", "unchanged"), ("yes", "yes: contributes to pools"), ("no", "no: does not contribute")]
+    CONTRIBUTES = [("", "unchanged"), ("yes", "yes: offered to the pool"), ("no", "no: not offered to the pool")]
 
     runs = forms.ModelMultipleChoiceField(queryset=Run.objects.none(), required=False,
                                           widget=forms.MultipleHiddenInput)

@@ -86,7 +86,7 @@ def _run_line(imported) -> str:
     if run.run_type:
         said.append(run.run_type)
     return (f"run {run.tag}: {run.num_entries:,} lines on {run.num_topics} topics ("
-            + ("contributes to the pool" if run.contributes else "does not contribute") + f"); {', '.join(said)}")
+            + ("offered to the pool" if run.contributes else "not offered to the pool") + f"); {', '.join(said)}")
 
 
 @task()

@@ -101,10 +101,10 @@ def test_an_organizer_runs_a_first_track_from_the_browser(browser, tmp_path, fil
         assert re.search(r"\b0\s+runs\b", page.inner_text("main"))
 
         _upload(page, upload, "runs", [files / "alpha.run", files / "beta.run"], team="garden lab")
-        assert "run alpha: 9 lines on 3 topics (contributes to the pool)" in _finished_job(page, screenshot_dir,
+        assert "run alpha: 9 lines on 3 topics (offered to the pool)" in _finished_job(page, screenshot_dir,
                                                                                           "track-5-runs-job")
         _upload(page, upload, "runs", [files / "gamma.run"], contributes=False)
-        assert "run gamma: 4 lines on 3 topics (does not contribute)" in _finished_job(page, screenshot_dir,
+        assert "run gamma: 4 lines on 3 topics (not offered to the pool)" in _finished_job(page, screenshot_dir,
                                                                                       "track-6-run-job")
 
         # a depth-k pool: preview per topic, then build

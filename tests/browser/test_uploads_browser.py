@@ -63,7 +63,7 @@ def test_runs_an_archive_and_a_manifest_go_up_with_a_progress_bar_then_the_job_p
     assert sent.value.resource_type == "xhr"  # sent in the background, with its progress shown
     page.wait_for_url(re.compile(r"/jobs/\d+/$"))
     expect(page.locator("#job-status")).to_contain_text("Done", timeout=30_000)
-    assert "run gamma: 2 lines on 1 topics (does not contribute); team uni-c, priority 1" in page.inner_text(
+    assert "run gamma: 2 lines on 1 topics (not offered to the pool); team uni-c, priority 1" in page.inner_text(
         "#job-status")
     assert sorted(Run.objects.values_list("tag", "team", "pool_priority", "source_file")) == [
         ("alpha", "uni-a", 1, "alpha.run"), ("beta", "uni-b", 2, "beta.run"),

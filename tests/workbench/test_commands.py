@@ -162,7 +162,7 @@ def test_import_runs_stores_every_entry_and_the_metadata(collection, run_files):
 
 def test_import_runs_with_no_pool_marks_runs_as_not_contributing(collection, run_files):
     out = run("import_runs", "robust", str(run_files[0]), "--no-pool")
-    assert "does not contribute to the pool" in out
+    assert "not offered to the pool" in out
     assert Run.objects.get(tag="alpha").contributes is False
 
 

@@ -207,7 +207,7 @@ def test_a_manifest_gives_each_run_its_team_contribution_priority_and_type(org_c
         "hdr": ("header-team", True, 3, "manual", "from the header"),  # the header where the manifest is silent
         "plain": ("default-team", True, 4, "", "given in the form"),  # not in the manifest: the form's values
     }
-    assert "run a1: 6 lines on 2 topics (contributes to the pool); team uni-a, priority 1, automatic" in (
+    assert "run a1: 6 lines on 2 topics (offered to the pool); team uni-a, priority 1, automatic" in (
         job.result["lines"])
     assert "manifest: manifest.csv" in org_client.get(reverse("job", args=[job.pk])).content.decode()
     # team-based pooling now has teams to work with: one run per team, the best priority, contributing runs only

@@ -30,6 +30,6 @@ class Command(WorkbenchCommand):
             for warning in item.warnings:
                 self.stderr.write(f"warning: {warning}")
             run = item.run
-            pool = "contributes to the pool" if run.contributes else "does not contribute to the pool"
+            pool = "offered to the pool" if run.contributes else "not offered to the pool"
             self.stdout.write(f"imported run {run.tag!r}: {run.num_entries} entries, {run.num_topics} topics, {pool}")
         self.stdout.write(f"imported {len(imported)} runs into {collection.slug!r}")
