@@ -143,24 +143,10 @@ _JSON_TEXTS = ("text", "contents", "body")
 
 
 def _jsonl_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
-    pending = ""
-    number = 0
-    chunk = head
-    while chunk:
-        lines = (pending + chunk).split("\n")
-        pending = lines.pop()
-        for line in lines:
-            number += 1
-            _check_line(line, name, number, _json_docno)
-            record = _json_document(line, name, number)
-            if record is not None:
-                yield number, record
-        _check_line(pending, name, number + 1, _json_docno)
-        chunk = handle.read(_BLOCK)
-    if pending.strip():
-        record = _json_document(pending, name, number + 1)
+    for number, line in _lines(handle, head, name, _json_docno):
+        record = _json_document(line, name, number)
         if record is not None:
-            yield number + 1, record
+            yield number, record
 
 
 def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
@@ -188,7 +174,7 @@ _TSV_HEADERS = (("docno", "text"), ("docno", "title", "text"))
 
 def _tsv_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, DocumentRecord]]:
     width = None
-    for number, line in _lines(handle, head, name):
+    for number, line in _lines(handle, head, name, _tsv_docno):
         if not line.strip():
             continue
         columns = line.rstrip("\r").split("\t")
@@ -205,17 +191,18 @@ def _tsv_documents(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, 
         yield number, DocumentRecord(docno=docno.strip(), title=" ".join("".join(title).split()), text=text.strip())
 
 
-def _lines(handle: TextIO, head: str, name: str) -> Iterator[tuple[int, str]]:
-    """(line number, line) of the whole file, read block by block from ``head`` on."""
+def _lines(handle: TextIO, head: str, name: str, docno_of) -> Iterator[tuple[int, str]]:
+    """(line number, line) of the whole file, read block by block from ``head`` on; ``docno_of`` names a line's
+    document in the message when one is too long."""
     pending, number, chunk = "", 0, head
     while chunk:
         lines = (pending + chunk).split("\n")
         pending = lines.pop()
         for line in lines:
             number += 1
-            _check_line(line, name, number, _tsv_docno)
+            _check_line(line, name, number, docno_of)
             yield number, line
-        _check_line(pending, name, number + 1, _tsv_docno)
+        _check_line(pending, name, number + 1, docno_of)
         chunk = handle.read(_BLOCK)
     if pending:
         yield number + 1, pending
