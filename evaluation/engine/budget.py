@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import curve_fit
-from scipy.stats import kendalltau
 
 __all__ = ["BudgetPlan", "average_precision", "fit_path", "plan_budget", "predict_judgments"]
 
@@ -113,6 +111,9 @@ def average_precision(entries: _Entries, judged_relevant: np.ndarray, cutoff: fl
 def _tau(a: np.ndarray, b: np.ndarray) -> float:
     if len(a) < 2 or np.all(a == a[0]) or np.all(b == b[0]):
         return float("nan")
+    # scipy.stats weighs 50 MB: imported by the planner, not by every web worker at start
+    from scipy.stats import kendalltau
+
     return float(kendalltau(a, b).statistic)
 
 
@@ -125,6 +126,8 @@ def fit_path(judgments: np.ndarray, taus: np.ndarray, now: int) -> tuple[float, 
     keep = (judgments < now) & np.isfinite(taus) & (judgments > 0)
     if keep.sum() < 2:
         return None
+    from scipy.optimize import curve_fit
+
     try:
         (c, b), _ = curve_fit(lambda n, c, b: _path(n, c, b, now), judgments[keep].astype(float),
                               1 - taus[keep], p0=(1.0, 0.5), bounds=([1e-6, 0.01], [1e6, 3.0]), maxfev=5000)
