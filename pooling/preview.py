@@ -71,28 +71,61 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
         raise PoolRefused(f"pool {pool} was built with {pool.strategy!r}; extend it with the same strategy "
                           f"or give another name")
     offered, teams, priorities = _offered(collection, tags)
+    if strategy == "depth" and isinstance(params.depth, int):
+        used = select_runs(offered, teams=teams, priorities=priorities, runs_per_team=params.runs_per_team)
+        rows = _depth_rows(collection, used, params.depth, pool)
+    else:
+        rows, used = _built_rows(chosen, collection, pool, offered, teams, priorities, strategy, params)
+    order = {qid: i for i, qid in enumerate(sorted_topics([row["qid"] for row in rows]))}
+    rows.sort(key=lambda row: order[row["qid"]])
+    return PoolPreview(strategy=strategy, adaptive=chosen.adaptive, runs=sorted(used), extends=pool is not None,
+                       rows=rows, name=name, offered=len(offered),
+                       groups=_groups(offered, set(used), teams, priorities))
+
+
+def _built_rows(chosen, collection: Collection, pool: Pool | None, offered: list[str], teams: dict,
+                priorities: dict, strategy: str, params: registry.PoolParams) -> tuple[list[dict], list[str]]:
+    """Each topic's size as the strategy builds it over the runs' lines, and the runs it used."""
     frames = _frames(collection, offered, teams, priorities, strategy, params)
     params = registry.PoolParams(**{**params.__dict__, "teams": teams, "priorities": priorities})
     try:
         built = chosen.build(frames, params)
     except registry.StrategyRefused as exc:
         raise PoolRefused(str(exc)) from None
-    if chosen.adaptive:
-        rows = [{"qid": qid, "documents": int(budget), "new": int(budget), "budget": int(budget)}
-                for qid, budget in built.budgets.items()]
-    else:
-        existing = _existing(pool)
-        fresh = S.new_entries(existing, built) if len(existing) else built
-        sizes = built.entries.groupby("qid", sort=False).size()
-        added = fresh.entries.groupby("qid", sort=False).size()
-        rows = [{"qid": str(qid), "documents": int(n), "new": int(added.get(qid, 0)), "budget": None}
-                for qid, n in sizes.items()]
-    order = {qid: i for i, qid in enumerate(sorted_topics([row["qid"] for row in rows]))}
-    rows.sort(key=lambda row: order[row["qid"]])
     used = [str(t) for t in built.params.get("runs", list(frames))]
-    return PoolPreview(strategy=strategy, adaptive=chosen.adaptive, runs=sorted(used), extends=pool is not None,
-                       rows=rows, name=name, offered=len(offered),
-                       groups=_groups(offered, set(used), teams, priorities))
+    if chosen.adaptive:
+        return [{"qid": qid, "documents": int(budget), "new": int(budget), "budget": int(budget)}
+                for qid, budget in built.budgets.items()], used
+    existing = _existing(pool)
+    fresh = S.new_entries(existing, built) if len(existing) else built
+    sizes = built.entries.groupby("qid", sort=False).size()
+    added = fresh.entries.groupby("qid", sort=False).size()
+    return [{"qid": str(qid), "documents": int(n), "new": int(added.get(qid, 0)), "budget": None}
+            for qid, n in sizes.items()], used
+
+
+def _depth_rows(collection: Collection, used: list[str], depth: int, pool: Pool | None) -> list[dict]:
+    """A depth-k pool is the union of each run's top k (:mod:`pooling.strategies.depth`): counted here run
+    by run, so that the web worker holds one run's lines and the pooled pairs at a time, never the pool's
+    frames and provenance (78 runs at depth 100 took some 60 MB more that way)."""
+    have = set(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")) if pool else set()
+    pooled: dict[str, set[str]] = {}
+    for _, top in _tops(collection, used, depth):
+        for qid, docno in zip(top["qid"].astype(str).tolist(), top["docno"].astype(str).tolist(), strict=True):
+            pooled.setdefault(qid, set()).add(docno)
+    return [{"qid": qid, "documents": len(docs), "new": sum((qid, d) not in have for d in docs), "budget": None}
+            for qid, docs in pooled.items()]
+
+
+def _tops(collection: Collection, used: list[str], depth: int):
+    """(tag, the run's lines ranked within ``depth``) for each run, one run decoded at a time."""
+    ids = dict(Run.objects.filter(collection_id=collection.pk, tag__in=used).values_list("tag", "id"))
+    for tag in used:
+        blob = run_blobs([ids[tag]]).get(ids[tag])
+        # its lines were removed: the whole read says so (RunDataMissing)
+        whole = runstore.decode(blob) if blob is not None else run_frames(collection, tags=[tag])[tag]
+        yield tag, S.ranked_entries({tag: whole}, depth)
+        del whole
 
 
 def _offered(collection: Collection, tags) -> tuple[list[str], dict, dict]:
@@ -123,17 +156,8 @@ def _frames(collection: Collection, offered: list[str], teams: dict, priorities:
     if strategy != "depth" or depth is None:
         return run_frames(collection, tags=used)
     deepest = max(depth.values()) if isinstance(depth, dict) else int(depth)
-    ids = dict(Run.objects.filter(collection_id=collection.pk, tag__in=used).values_list("tag", "id"))
-    frames = {}
-    for tag in used:
-        blob = run_blobs([ids[tag]]).get(ids[tag])
-        if blob is None:  # its lines were removed: the whole read says so (RunDataMissing)
-            return run_frames(collection, tags=used)
-        whole = runstore.decode(blob)
-        top = S.ranked_entries({tag: whole}, deepest)
-        frames[tag] = top[["qid", "docno", "rank", "score"]].reset_index(drop=True)
-        del whole
-    return frames
+    return {tag: top[["qid", "docno", "rank", "score"]].reset_index(drop=True)
+            for tag, top in _tops(collection, used, deepest)}
 
 
 def key_is_team(tag: str, teams: dict) -> bool:
