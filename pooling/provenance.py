@@ -52,6 +52,23 @@ def decode(blob: bytes | memoryview) -> pd.DataFrame:
     })
 
 
+def decode_coded(blob: bytes | memoryview) -> pd.DataFrame:
+    """As :func:`decode`, with qid, docno and tag as categoricals over the stored dictionaries: a pool's
+    statistics group by codes, and 234,000 rows as three string columns took the web worker some 20 MB."""
+    table = feather.read_table(pa.BufferReader(bytes(blob)))
+
+    def categorical(column: pa.ChunkedArray) -> pd.Categorical:
+        chunk = column.combine_chunks()
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_encode()
+        return pd.Categorical.from_codes(chunk.indices.to_numpy(zero_copy_only=False),
+                                         categories=pd.Index(chunk.dictionary, dtype=_STR))
+
+    return pd.DataFrame({"qid": categorical(table.column("qid")), "docno": categorical(table.column("docno")),
+                         "tag": categorical(table.column("tag")),
+                         "rank": table.column("rank").to_numpy().astype(np.int64)})
+
+
 def empty() -> pd.DataFrame:
     return pd.DataFrame({"qid": pd.Series(dtype=_STR), "docno": pd.Series(dtype=_STR),
                          "tag": pd.Series(dtype=_STR), "rank": pd.Series(dtype=np.int64)})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from pooling import provenance as provenance_store
 from pooling import strategies as S
@@ -133,10 +135,12 @@ def pool_entry_table(pool: Pool) -> pd.DataFrame:
         columns=columns)
 
 
-def pool_provenance(pool: Pool) -> pd.DataFrame:
+def pool_provenance(pool: Pool, *, coded: bool = False) -> pd.DataFrame:
     """qid, docno, tag, rank for every pooled document and every run that retrieved it within the pool's
-    depth: the columnar tables of the builds, then what entries added one at a time carry."""
-    parts = [provenance_store.decode(blob) for blob in
+    depth: the columnar tables of the builds, then what entries added one at a time carry. ``coded``: qid,
+    docno and tag as categoricals (for statistics that group them)."""
+    decode = provenance_store.decode_coded if coded else provenance_store.decode
+    parts = [decode(blob) for blob in
              PoolProvenance.objects.filter(pool=pool).order_by("round").values_list("table", flat=True)]
     single = [(qid, docno, tag, rank)
               for qid, docno, by_tag in PoolEntry.objects.filter(pool=pool, provenance__isnull=False)
@@ -147,7 +151,13 @@ def pool_provenance(pool: Pool) -> pd.DataFrame:
             {"qid": "str", "docno": "str", "tag": "str", "rank": "int64"}))
     if not parts:
         return provenance_store.empty()
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    if len(parts) == 1:
+        return parts[0]
+    if not coded:
+        return pd.concat(parts, ignore_index=True)
+    return pd.DataFrame({
+        **{c: union_categoricals([pd.Categorical(part[c]) for part in parts]) for c in ("qid", "docno", "tag")},
+        "rank": np.concatenate([part["rank"].to_numpy(dtype=np.int64) for part in parts])})
 
 
 def _judged_figures(stats: dict, entries: pd.DataFrame, provenance: pd.DataFrame, qrels: pd.DataFrame,
@@ -169,7 +179,7 @@ def _judged_figures(stats: dict, entries: pd.DataFrame, provenance: pd.DataFrame
 
 def pool_statistics(pool: Pool, qrels: pd.DataFrame | None = None) -> dict:
     """What `pool_stats` prints: sizes, unique contributions, overlap, judged fraction, relevant by depth."""
-    entries, provenance = pool_entries(pool)
+    entries, provenance = pool_pairs(pool), pool_provenance(pool, coded=True)
     relevant_from = pool.collection.relevant_from
     stats: dict = {
         "collection": pool.collection.slug, "pool": pool.name, "strategy": pool.strategy,

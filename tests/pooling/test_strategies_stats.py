@@ -55,3 +55,20 @@ def test_relevant_by_depth_shows_what_each_depth_would_have_found():
     assert table.loc[1, "relevant"] == 2
     assert table.loc[2, "pool_size"] == 4
     assert table.loc[2, "judged"] == 3
+
+
+def test_statistics_of_a_coded_provenance_equal_those_of_its_strings():
+    """The pool page reads provenance as categoricals (its codes): every count is the strings' count, on a
+    provenance with a run listing a document twice and a document two runs share."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    rows = [(str(q), f"d{rng.integers(0, 40)}", f"run{r}", int(k)) for r in range(6) for q in (1, 2, 10)
+            for k in range(1, 30)]
+    strings = pd.DataFrame(rows, columns=["qid", "docno", "tag", "rank"])
+    coded = strings.astype({"qid": "category", "docno": "category", "tag": "category"})
+    qrels = pd.DataFrame({"qid": ["1", "2", "10"], "docno": ["d1", "d2", "d3"], "relevance": [1, 2, 0]})
+    pd.testing.assert_frame_equal(unique_contributions(coded, qrels), unique_contributions(strings, qrels))
+    pd.testing.assert_frame_equal(overlap_matrix(coded), overlap_matrix(strings))
+    pd.testing.assert_frame_equal(relevant_by_depth(coded, qrels), relevant_by_depth(strings, qrels))
+    assert unique_contributions(strings)["contributed"].sum() == len(strings.drop_duplicates(["qid", "docno", "tag"]))
