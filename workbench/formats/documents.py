@@ -54,6 +54,14 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     >>> doc.docno, doc.title, doc.text
     ('7', 'On rays', 'Gamma')
     """
+    for _line, record in iter_numbered_documents(source, name=name, format=format, check_duplicates=check_duplicates):
+        yield record
+
+
+def iter_numbered_documents(source: Source, *, name: str | None = None, format: str | None = None,
+                            check_duplicates: bool = True) -> Iterator[tuple[int, DocumentRecord]]:
+    """(line where the document starts, document) of ``source``, checked and cleaned as :func:`iter_documents`
+    yields them (the corpus index records where each document is)."""
     name = display_name(source, name)
     with open_text(source, errors="surrogateescape", kind="documents") as handle:  # bytes that are not UTF-8 are refused below
         head = handle.read(_BLOCK).removeprefix("\ufeff")
@@ -71,9 +79,9 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
                 if first != line:
                     raise FormatError([f"{name}:{line}: document {record.docno!r} appears more than once "
                                        f"(first at line {first})"])
-            yield replace(record, title=identifiers.clean_text(record.title),
-                          text=identifiers.clean_text(record.text),
-                          extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
+            yield line, replace(record, title=identifiers.clean_text(record.title),
+                                text=identifiers.clean_text(record.text),
+                                extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
         if not seen and check_duplicates:
             raise FormatError([f"{name}:1: no documents found (read as {chosen})"])
 
