@@ -1,6 +1,6 @@
 """Corpora by reference: a collection points to a corpus instead of copying it.
 
-A reference is a documents file on this machine (TREC SGML, JSONL or TSV, plain or ``.gz``; see
+A reference is a documents file on this machine (TREC SGML, JSONL or TSV, plain or ``.gz``, or Parquet; see
 :mod:`workbench.formats.corpus_index`) or an ir_datasets id ``irds:ID`` (:mod:`workbench.formats.irds`). A
 file is indexed once by docno in a background job; then only the documents judging needs are copied into
 the collection's documents: a pool's documents by the job that builds the pool, any other one the first
@@ -27,6 +27,9 @@ from workbench.formats.corpus_index import CorpusIndex, build_index
 from workbench.formats.documents import FORMATS, DocumentRecord
 from workbench.models import Collection, CorpusReference, Document
 from workbench.services import IN_BATCH, ImportRefused, _word_count
+
+#: the formats of a corpus file: the documents readers' and Parquet
+CORPUS_FORMATS = (*FORMATS, "parquet")
 
 #: most docnos asked of a store at once
 FETCH_BATCH = 10_000
@@ -64,8 +67,8 @@ def _checked_location(location: str, format: str | None) -> str:
         if not irds.dataset_id(location):
             raise ValidationError("Give the ir_datasets id after irds:, e.g. irds:vaswani.")
         return location
-    if format and format not in FORMATS:
-        raise ValidationError(f"Unknown documents format {format!r} (one of {', '.join(FORMATS)}).")
+    if format and format not in CORPUS_FORMATS:
+        raise ValidationError(f"Unknown documents format {format!r} (one of {', '.join(CORPUS_FORMATS)}).")
     path = Path(location).expanduser()
     if path.is_dir():
         path = path / "corpus.jsonl"  # a BEIR folder: its corpus

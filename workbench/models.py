@@ -346,7 +346,7 @@ class DuplicateMember(models.Model):
 
 class CorpusReference(models.Model):
     """A corpus the collection points to instead of copying it (``workbench.corpus``): a documents file on
-    this machine (TREC SGML, JSONL or TSV, plain or .gz), indexed once by docno, or an ir_datasets id
+    this machine (TREC SGML, JSONL or TSV, plain or .gz, or Parquet), indexed once by docno, or an ir_datasets id
     (``irds:ID``) read through ir_datasets' own docstore. Only the documents judging needs are copied in."""
 
     class Status(models.TextChoices):
@@ -357,7 +357,7 @@ class CorpusReference(models.Model):
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="corpus_references")
     location = models.CharField(max_length=1000, help_text="A file's path, or irds:ID.")
-    format = models.CharField(max_length=16, blank=True, help_text="trec, jsonl or tsv (found when indexed); irds.")
+    format = models.CharField(max_length=16, blank=True, help_text="trec, jsonl, tsv or parquet (found when indexed); irds.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     documents = models.PositiveBigIntegerField(default=0)
     error = models.TextField(blank=True)

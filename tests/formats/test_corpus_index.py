@@ -101,3 +101,33 @@ def test_a_file_changed_since_it_was_indexed_is_refused_not_misread(tmp_path):
     with pytest.raises(FormatError) as refused:
         CorpusIndex(path, tmp_path / "d.jsonl.idx", name="d.jsonl")
     assert refused.value.problems == ["d.jsonl: the file changed since it was indexed; index the corpus again"]
+
+
+def _parquet(tmp_path, rows: list[dict], name: str = "d.parquet"):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / name, row_group_size=7)
+    return tmp_path / name
+
+
+def test_a_parquet_corpus_gives_the_documents_its_rows_would_give_as_jsonl_lines(tmp_path):
+    rows = [{"docno": f"pq-{i}", "title": f"T {i}", "text": f"parquet  text {i} ü", "year": 2000 + i}
+            for i in range(30)]
+    path = _parquet(tmp_path, rows)
+    (tmp_path / "same.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    expected = {d.docno: d for d in iter_documents(tmp_path / "same.jsonl")}
+    assert build_index(path, tmp_path / "p.idx").format == "parquet"
+    index = CorpusIndex(path, tmp_path / "p.idx")
+    assert index.get_many(["pq-3", "pq-29", "pq-8", "none"]) == {k: expected[k] for k in ("pq-3", "pq-29", "pq-8")}
+    assert index.get_many(list(expected)) == expected
+
+
+def test_a_parquet_corpus_with_a_docno_twice_or_no_docno_column_is_refused_in_one_line(tmp_path):
+    rows = [{"id": f"x{i}", "text": "t"} for i in range(10)] + [{"id": "x2", "text": "again"}]
+    with pytest.raises(FormatError) as refused:
+        build_index(_parquet(tmp_path, rows), tmp_path / "p.idx", name="d.parquet")
+    assert refused.value.problems == ["d.parquet:11: document 'x2' appears more than once (first at row 3)"]
+    with pytest.raises(FormatError) as refused:
+        build_index(_parquet(tmp_path, [{"key": "a", "text": "t"}], "k.parquet"), tmp_path / "k.idx", name="k.parquet")
+    assert refused.value.problems == ["k.parquet: no docno column (one of docno, id, _id)"]

@@ -164,3 +164,14 @@ def test_an_index_job_rerun_on_a_ready_reference_gives_the_same_documents(collec
     assert corpus_reference_index(reference=reference) == 30
     assert corpus_reference_index(reference=reference) == 30
     assert Document.objects.count() == 0
+
+
+def test_a_parquet_corpus_is_used_by_reference_too(client, organizer, collection, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist([{"id": f"d{i}", "text": f"Parquet text {i}"} for i in range(100)]),
+                   tmp_path / "corpus.parquet", row_group_size=10)
+    assert "100 documents indexed (parquet)" in add_corpus(collection, tmp_path / "corpus.parquet")
+    client.force_login(organizer)
+    assert "Parquet text 42" in client.get("/console/robust/document/", {"docno": "d42"}).content.decode()

@@ -6,7 +6,8 @@ each document's first line gives its byte offset; its span ends where the next d
 starts. The index holds three columns sorted by a 64-bit hash of the docno (blake2b): ``hash``, ``start``,
 ``end``, in an uncompressed Arrow file that is memory-mapped on open, so a lookup is a binary search and a
 fetch reads only its documents' bytes (24 bytes a document on disk; memory flat while indexing).
-A document is fetched by parsing its span with the same reader. Two documents with one docno are refused
+A document is fetched by parsing its span with the same reader. A Parquet file
+(:mod:`workbench.formats.corpus_parquet`) keeps each document's (row group, row) in ``start`` and ``end``. Two documents with one docno are refused
 with both lines, like an import.
 
 >>> import tempfile, pathlib
@@ -25,13 +26,13 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from workbench.formats import corpus_files
+from workbench.formats import corpus_files, corpus_parquet
 from workbench.formats.documents import DocumentRecord, detect_format, iter_documents, iter_numbered_documents
 from workbench.formats.errors import FormatError
 
@@ -86,6 +87,8 @@ class IndexSummary:
 def _detect(location, format: str | None) -> str:
     if format:
         return format
+    if corpus_parquet.is_parquet(location):
+        return "parquet"
     with corpus_files.open_bytes(location) as handle:
         head = handle.read(_BLOCK).decode("utf-8", "surrogateescape").removeprefix("\ufeff")
     return detect_format(head)
@@ -133,12 +136,18 @@ def build_index(location: str | os.PathLike, index_path: str | os.PathLike, *, n
     name = name or str(location)
     chosen = _detect(location, format)
     identity = corpus_files.identity(location)
-    hashes, starts, total = _scan(location, name, chosen, progress)
+    if chosen == "parquet":  # a document's place: (row group, row) in the two columns
+        hashes, starts, ends = corpus_parquet.scan(location, name, docno_hash, progress)
+        total = len(hashes)
+    else:
+        hashes, starts, total = _scan(location, name, chosen, progress)
+        ends = _ends(starts, total)
     if not len(hashes):
         raise FormatError([f"{name}:1: no documents found (read as {chosen})"])
-    ends = _ends(starts, total)
     order = np.argsort(hashes, kind="stable")
-    hashes, starts, ends = hashes[order], starts[order], ends[order]
+    hashes = hashes[order]  # one column at a time: memory stays about five columns of 8 bytes a document
+    starts = starts[order]
+    ends = ends[order]
     del order
     metadata = {"version": VERSION, "format": chosen, "documents": int(len(hashes)), **identity}
     table = pa.table([hashes, starts, ends], schema=_SCHEMA.with_metadata({"corpus": json.dumps(metadata)}))
@@ -189,12 +198,21 @@ class CorpusIndex:
         text = io.StringIO(data.decode("utf-8", "surrogateescape"))
         return list(iter_documents(text, name=self.name, format=self.format, check_duplicates=False))
 
+    def _records(self, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[tuple[int, int], list[DocumentRecord]]]:
+        """(span, its documents) of each span, read in file order."""
+        if self.format == "parquet":
+            for place, record in corpus_parquet.fetch(self.location, self.name, spans):
+                yield place, [record]
+            return
+        for start, end, data in corpus_files.read_spans(self.location, spans):
+            yield (start, end), self._parse(data)
+
     def get_many(self, docnos: Iterable[str]) -> dict[str, DocumentRecord]:
         """The documents of ``docnos`` that the file holds (a docno it does not hold is left out)."""
         wanted = set(docnos)
         found: dict[str, DocumentRecord] = {}
-        for _start, _end, data in corpus_files.read_spans(self.location, self._spans(wanted)):
-            for record in self._parse(data):
+        for _span, records in self._records(self._spans(wanted)):
+            for record in records:
                 if record.docno in wanted:
                     found.setdefault(record.docno, record)
         return found
@@ -204,14 +222,18 @@ class CorpusIndex:
         same = np.flatnonzero(self.hashes[1:] == self.hashes[:-1])
         for i in same.tolist():
             spans = [(int(self.starts[j]), int(self.ends[j])) for j in (i, i + 1)]
-            docnos = [[r.docno for r in self._parse(data)] for _s, _e, data in corpus_files.read_spans(self.location, spans)]
+            docnos = [[r.docno for r in records] for _span, records in self._records(spans)]
             common = sorted(set(docnos[0]) & set(docnos[-1])) if len(docnos) == 2 else []
             if common:
                 first, second = sorted(spans)
-                raise FormatError([f"{self.name}:{self._line_at(second[0])}: document {common[0]!r} appears more "
-                                   f"than once (first at line {self._line_at(first[0])})"])
+                noun = "row" if self.format == "parquet" else "line"
+                raise FormatError([f"{self.name}:{self._line_at(second)}: document {common[0]!r} appears more "
+                                   f"than once (first at {noun} {self._line_at(first)})"])
 
-    def _line_at(self, offset: int) -> int:
+    def _line_at(self, span: tuple[int, int]) -> int:
+        if self.format == "parquet":
+            return corpus_parquet.row_number(self.location, self.name, span)
+        offset = span[0]
         lines = 1
         with corpus_files.open_bytes(self.location) as handle:
             while offset > 0:

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('location', models.CharField(help_text="A file's path, or irds:ID.", max_length=1000)),
-                ('format', models.CharField(blank=True, help_text='trec, jsonl or tsv (found when indexed); irds.', max_length=16)),
+                ('format', models.CharField(blank=True, help_text='trec, jsonl, tsv or parquet (found when indexed); irds.', max_length=16)),
                 ('status', models.CharField(choices=[('queued', 'Waiting to be indexed'), ('indexing', 'Indexing'), ('ready', 'Ready'), ('failed', 'Failed')], default='queued', max_length=16)),
                 ('documents', models.PositiveBigIntegerField(default=0)),
                 ('error', models.TextField(blank=True)),
