@@ -162,6 +162,15 @@ def build_index(location: str | os.PathLike, index_path: str | os.PathLike, *, n
     return IndexSummary(documents=int(len(hashes)), format=chosen, bytes=total)
 
 
+def _column(table: pa.Table, name: str) -> np.ndarray:
+    """A column as numpy: a view of the memory-mapped file (the index is written as one chunk), so opening an
+    index costs the same whatever the corpus's size."""
+    column = table.column(name)
+    if column.num_chunks == 1:
+        return column.chunk(0).to_numpy(zero_copy_only=True)
+    return column.combine_chunks().to_numpy(zero_copy_only=False)
+
+
 class CorpusIndex:
     """Documents of an indexed file by docno (see the module docstring)."""
 
@@ -179,8 +188,7 @@ class CorpusIndex:
         self.location, self.name = location, name
         self.metadata = json.loads(table.schema.metadata[b"corpus"])
         self.format = self.metadata["format"]
-        self.hashes, self.starts, self.ends = (table.column(n).combine_chunks().to_numpy(zero_copy_only=False)
-                                               for n in ("hash", "start", "end"))
+        self.hashes, self.starts, self.ends = (_column(table, n) for n in ("hash", "start", "end"))
 
     def __len__(self) -> int:
         return len(self.hashes)
