@@ -131,3 +131,28 @@ def test_a_parquet_corpus_with_a_docno_twice_or_no_docno_column_is_refused_in_on
     with pytest.raises(FormatError) as refused:
         build_index(_parquet(tmp_path, [{"key": "a", "text": "t"}], "k.parquet"), tmp_path / "k.idx", name="k.parquet")
     assert refused.value.problems == ["k.parquet: no docno column (one of docno, id, _id)"]
+
+
+def test_a_stream_that_gives_its_bytes_one_at_a_time_is_read_whole_with_the_right_offsets():
+    """Compressed or remote streams may stop inside a character: no document is lost and offsets stay right."""
+    import io
+
+    from workbench.formats.corpus_index import _LineStarts
+    from workbench.formats.documents import iter_numbered_documents
+
+    class Trickle(io.RawIOBase):
+        def __init__(self, data: bytes) -> None:
+            self.data, self.at = data, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, size=-1) -> bytes:
+            self.at += 1
+            return self.data[self.at - 1: self.at]
+
+    data = '{"id": "é1", "text": "ü"}\n\n{"id": "b2", "text": "ß"}\n'.encode()
+    stream = _LineStarts(Trickle(data))
+    found = [(record.docno, stream.offset_of(line)) for line, record in
+             iter_numbered_documents(stream, name="t", format="jsonl", check_duplicates=False)]
+    assert found == [("é1", 0), ("b2", data.index(b'{"id": "b2"'))]

@@ -61,13 +61,17 @@ class _LineStarts(io.TextIOBase):
         return True
 
     def read(self, size: int | None = -1) -> str:
-        data = self.raw.read(_BLOCK)
-        if data:
-            starts = np.flatnonzero(np.frombuffer(data, np.uint8) == 10).astype(np.uint64) + np.uint64(self.position + 1)
-            self.chunks.append((self.next_line, starts))
-            self.next_line += len(starts)
-            self.position += len(data)
-        return self.decoder.decode(data, final=not data)
+        """The next block of text; "" only at the end (a block that ends inside a character keeps its start)."""
+        while True:
+            data = self.raw.read(_BLOCK)
+            if data:
+                starts = np.flatnonzero(np.frombuffer(data, np.uint8) == 10).astype(np.uint64) + np.uint64(self.position + 1)
+                self.chunks.append((self.next_line, starts))
+                self.next_line += len(starts)
+                self.position += len(data)
+            text = self.decoder.decode(data, final=not data)
+            if text or not data:
+                return text
 
     def offset_of(self, line: int) -> int:
         """Where ``line`` starts; the lines before it are forgotten."""
