@@ -36,6 +36,13 @@ def _written(folder: Path, name: str, lines: Iterable[str]) -> Path:
     return path
 
 
+def _is_folder(location: str) -> bool:
+    try:
+        return Path(location).is_dir()
+    except (OSError, ValueError):  # a name too long, a NUL byte: not a folder
+        return False
+
+
 def _sources(location: str, split: str, folder: Path) -> tuple[str, Path, Path | None, str]:
     """(corpus location, topics file, qrels file or None, assessor name) of an ir_datasets id or a BEIR folder."""
     if irds.dataset_id(location) is not None:
@@ -46,7 +53,7 @@ def _sources(location: str, split: str, folder: Path) -> tuple[str, Path, Path |
         if topics is None:
             raise ImportRefused([f"{location}: this ir_datasets id has no queries"])
         return location, topics, qrels, location[:150]
-    if not Path(location).is_dir():
+    if not _is_folder(location):
         raise ImportRefused([f"{location}: neither irds:ID nor a BEIR folder (a folder with corpus.jsonl, "
                              "queries.jsonl and qrels/)"])
     corpus, queries, qrels_file = irds.beir_files(location, split)

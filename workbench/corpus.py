@@ -69,17 +69,20 @@ def _checked_location(location: str, format: str | None) -> str:
         return location
     if format and format not in CORPUS_FORMATS:
         raise ValidationError(f"Unknown documents format {format!r} (one of {', '.join(CORPUS_FORMATS)}).")
-    path = Path(location).expanduser()
-    if path.is_dir():
-        path = path / "corpus.jsonl"  # a BEIR folder: its corpus
-    if not path.is_file():
-        raise ValidationError(f"{location}: no such file on this machine.")
     try:
+        path = Path(location).expanduser()
+        if path.is_dir():
+            path = path / "corpus.jsonl"  # a BEIR folder: its corpus
+        if not path.is_file():
+            raise ValidationError(f"{location}: no such file on this machine.")
         with corpus_files.open_raw(path) as handle:
             handle.read(1)
+        return str(path.resolve())
     except FormatError as exc:
         raise ValidationError(str(exc)) from None
-    return str(path.resolve())
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        raise ValidationError(f"{location[:200]}: cannot be read: {exc.strerror if isinstance(exc, OSError) else exc}") \
+            from None
 
 
 def location_refusal(location: str) -> str | None:
@@ -90,7 +93,10 @@ def location_refusal(location: str) -> str | None:
     allowed = [Path(d).expanduser().resolve() for d in settings.CORPUS_DIRS]
     if not allowed:
         return "Corpus files are not enabled here: set CORPUS_DIRS to the server folders that hold corpora."
-    path = Path(location).expanduser().resolve()
+    try:
+        path = Path(location).expanduser().resolve()
+    except (OSError, ValueError, RuntimeError) as exc:
+        return f"{location[:200]}: not a usable path ({exc})"
     if not any(path == root or root in path.parents for root in allowed):
         return f"Only files under {', '.join(map(str, allowed))} (CORPUS_DIRS) can be used."
     return None

@@ -175,3 +175,18 @@ def test_a_parquet_corpus_is_used_by_reference_too(client, organizer, collection
     assert "100 documents indexed (parquet)" in add_corpus(collection, tmp_path / "corpus.parquet")
     client.force_login(organizer)
     assert "Parquet text 42" in client.get("/console/robust/document/", {"docno": "d42"}).content.decode()
+
+
+def test_a_path_too_long_for_the_system_is_a_form_error_and_one_line_not_a_crash(client, organizer, collection,
+                                                                                    tmp_path, settings):
+    settings.CORPUS_DIRS = [str(tmp_path)]
+    too_long = str(tmp_path / ("x" * 300 + ".jsonl"))
+    client.force_login(organizer)
+    response = client.post("/console/robust/corpora/", {"location": too_long})
+    assert response.status_code == 400
+    assert response.context["form"].errors["location"] == [f"{too_long[:200]}: cannot be read: File name too long"]
+    with pytest.raises(CommandError) as refused:
+        add_corpus(collection, too_long)
+    assert str(refused.value) == f"{too_long[:200]}: cannot be read: File name too long"
+    response = client.post("/judge/organize/robust/dataset/", {"location": too_long, "split": "test"})
+    assert response.status_code == 400

@@ -119,7 +119,11 @@ def beir_files(folder: str | os.PathLike, split: str = "test") -> tuple[Path, Pa
     root = Path(folder)
     files = (root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv")
     for path in files:
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            raise FormatError([f"{str(folder)[:200]}: cannot be read: {getattr(exc, 'strerror', None) or exc}"]) from None
+        if not found:
             raise FormatError([f"{folder}: not a BEIR folder: {path.relative_to(root)} is missing"])
     return files
 
