@@ -134,9 +134,12 @@ def corpus_reference_index(*, reference: CorpusReference, progress: Callable[[in
 
 def corpus_reference_remove(*, reference: CorpusReference) -> None:
     """Forget a reference and its index (documents already copied in stay)."""
-    path = index_path(reference)
     reference.delete()
-    path.unlink(missing_ok=True)
+
+
+def index_removed(sender, instance: CorpusReference, **kwargs) -> None:
+    """A deleted reference's index file goes with it (whether the reference or its collection was deleted)."""
+    index_path(instance).unlink(missing_ok=True)
 
 
 def _store(collection: Collection, records: Iterable[DocumentRecord]) -> int:

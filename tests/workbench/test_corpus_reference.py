@@ -190,3 +190,11 @@ def test_a_path_too_long_for_the_system_is_a_form_error_and_one_line_not_a_crash
     assert str(refused.value) == f"{too_long[:200]}: cannot be read: File name too long"
     response = client.post("/judge/organize/robust/dataset/", {"location": too_long, "split": "test"})
     assert response.status_code == 400
+
+
+def test_deleting_the_collection_removes_its_corpus_index_but_not_the_corpus(collection, tmp_path, var_dir):
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    add_corpus(collection, corpus)
+    assert len(list((var_dir / "corpus").iterdir())) == 1
+    collection.delete()
+    assert list((var_dir / "corpus").iterdir()) == [] and corpus.exists()
