@@ -15,11 +15,31 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from workbench.formats.errors import FormatError
 from workbench.formats.sources import GZIP_MAGIC, READ_ERRORS, unreadable
 
 
 def _path(location: str | os.PathLike) -> Path:
     return Path(os.fspath(location))
+
+
+def resolve(location: str | os.PathLike) -> str:
+    """The canonical location of a corpus file (a folder stands for its ``corpus.jsonl``, as BEIR lays it out),
+    checked to be a readable file; else one line (:class:`FormatError`)."""
+    shown = str(location)[:200]
+    try:
+        path = _path(location).expanduser()
+        if path.is_dir():
+            path = path / "corpus.jsonl"
+        if not path.is_file():
+            raise FormatError([f"{shown}: no such file on this machine."])
+        with open_raw(path) as handle:
+            handle.read(1)
+        return str(path.resolve())
+    except FormatError:
+        raise
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        raise FormatError([f"{shown}: cannot be read: {exc.strerror if isinstance(exc, OSError) else exc}"]) from None
 
 
 def identity(location: str | os.PathLike) -> dict:
