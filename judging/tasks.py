@@ -46,3 +46,25 @@ def machine_judge(job_id: int) -> None:
                  f"judged, {summary.failed} failed); {summary.prompt_tokens + summary.completion_tokens} tokens",
                  *summary.failures]
         progress.finish(lines=lines)
+
+
+@task()
+def import_dataset(job_id: int) -> None:
+    """A collection's topics, qrels and corpus (by reference) from irds:ID or a BEIR folder (``judging.datasets``)."""
+    from judging.datasets import dataset_import
+
+    with jobs.running(job_id) as progress:
+        params = progress.job.params
+        read = 0
+
+        def advance(n: int) -> None:
+            nonlocal read
+            read += n
+            progress.step(f"indexed {read:,} documents of the corpus", done=read)
+
+        progress.step(f"reading {params['location']}")
+        summary = dataset_import(collection=progress.job.collection, location=params["location"],
+                                 split=params.get("split") or "test", progress=advance)
+        progress.finish(lines=[f"{params['location']}: {summary.topics} topics and {summary.judgments} judgments "
+                               f"imported; corpus {summary.reference.location} by reference "
+                               f"({summary.documents:,} documents)"])

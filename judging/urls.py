@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import duplicate_views, machine_views, organizer_views, views, workspace_views
+from judging import dataset_views, duplicate_views, machine_views, organizer_views, views, workspace_views
 
 app_name = "judging"
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("organize/<slug:slug>/assign/", organizer_views.assign, name="assign"),
     path("organize/<slug:slug>/assignments/<int:assignment_id>/", organizer_views.assignment_change,
          name="assignment_change"),
+    path("organize/<slug:slug>/dataset/", dataset_views.dataset, name="dataset"),
     path("organize/<slug:slug>/agreement/", organizer_views.agreement, name="agreement"),
     path("organize/<slug:slug>/duplicates/", duplicate_views.duplicates, name="duplicates"),
     path("organize/<slug:slug>/duplicates/find/", duplicate_views.duplicates_find, name="duplicates_find"),

@@ -21,7 +21,7 @@ from judging.forms import JudgmentForm
 from judging.highlight import highlight, query_terms
 from judging.services import JudgmentRefused, judgment_record, may_grade
 from judging.workspace_views import item_skip
-from workbench.models import Document
+from workbench.corpus import document_for
 
 _SHOWN_AT = "judging.shown_at"
 #: Without JavaScript, time on a page is measured server-side and capped at this (idle tabs).
@@ -77,8 +77,8 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
         item_skip(entry)
         return _after_judgment(request, assignment, skipped=entry.pk)
     if request.method == "POST":
-        text = Document.objects.filter(collection=collection, docno=entry.docno).values_list("text", flat=True).first()
-        form = JudgmentForm(request.POST, grades=collection.grades, text_length=len(text or ""))
+        held = document_for(collection, entry.docno)
+        form = JudgmentForm(request.POST, grades=collection.grades, text_length=len(held.text if held else ""))
         if form.is_valid():
             data = form.cleaned_data
             spent = data.get("time_spent_ms")
@@ -126,7 +126,7 @@ def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None, 
     assignment = entry.assignment
     collection = assignment.pool.collection
     topic = assignment.topic
-    document = Document.objects.filter(collection=collection, docno=entry.docno).first()
+    document = document_for(collection, entry.docno)  # a corpus used by reference: copied in on first opening
     terms = query_terms(topic.title, topic.description)
     judged, total = selectors.assignment_counts(assignment.pk)
     before, after = selectors.neighbours(entry)

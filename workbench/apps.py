@@ -6,5 +6,11 @@ class WorkbenchConfig(AppConfig):
     verbose_name = "Test collections"
 
     def ready(self) -> None:
-        # the console's upload kinds (topics, documents, runs) and their import jobs
-        from workbench import tasks  # noqa: F401
+        from django.db.models.signals import post_delete
+
+        from workbench import tasks  # noqa: F401 - the console's upload kinds (topics, documents, runs), their jobs
+        from workbench.corpus import index_removed
+        from workbench.models import CorpusReference
+
+        # a reference deleted with its collection (or in the admin) leaves no index file behind
+        post_delete.connect(index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")

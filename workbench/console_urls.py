@@ -3,7 +3,7 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from workbench import console_views, people_views
+from workbench import console_views, corpus_views, people_views
 
 app_name = "workbench"
 
@@ -19,4 +19,5 @@ urlpatterns = [
     path("<slug:slug>/upload/", console_views.upload, name="upload"),
     path("<slug:slug>/runs/", console_views.runs, name="runs"),
     path("<slug:slug>/document/", console_views.document, name="document"),
+    path("<slug:slug>/corpora/", corpus_views.corpora, name="corpora"),
 ]

@@ -13,6 +13,7 @@ from django_tables2 import RequestConfig
 
 from workbench import jobs, services, uploads
 from workbench.access import organizer_required
+from workbench.corpus import document_for
 from workbench.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
 from workbench.models import Collection, Job
 from workbench.tables import JobTable, RunSelectTable, RunTable
@@ -164,7 +165,7 @@ def document(request: HttpRequest, slug: str) -> HttpResponse:
     """Read any document of the collection, beside a topic if one is chosen."""
     collection = get_object_or_404(Collection, slug=slug)
     docno, qid = request.GET.get("docno", "").strip(), request.GET.get("qid", "").strip()
-    found = collection.documents.filter(docno=docno).first() if docno else None
+    found = document_for(collection, docno) if docno else None  # a corpus used by reference: copied in now
     topic = collection.topics.filter(qid=qid).first() if qid else None
     if docno and found is None:
         messages.error(request, f"No document {docno!r} in this collection.")

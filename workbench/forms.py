@@ -161,3 +161,23 @@ class RunsBulkForm(forms.Form):
         if data["scope"] == "selected" and not data["runs"]:
             raise ValidationError("Tick the runs to change (or apply to every run of the collection).")
         return data
+
+
+class CorpusForm(forms.Form):
+    """A corpus used by reference: a file or BEIR folder under ``CORPUS_DIRS``, or ``irds:ID``."""
+
+    location = forms.CharField(max_length=1000, label="Corpus",
+                               help_text="A documents file (TREC SGML, JSONL, TSV; .gz too; Parquet) or a BEIR folder on the "
+                                         "server, under a folder named in CORPUS_DIRS; or irds:ID (ir_datasets, "
+                                         "from its copy on the server).")
+    format = forms.ChoiceField(choices=[("", "detect"), ("trec", "TREC SGML"), ("jsonl", "JSONL"), ("tsv", "TSV"), ("parquet", "Parquet")],
+                               required=False, help_text="The file's format (detected from its start by default).")
+
+    def clean_location(self) -> str:
+        from workbench.corpus import location_refusal
+
+        location = self.cleaned_data["location"].strip()
+        refusal = location_refusal(location)
+        if refusal:
+            raise ValidationError(refusal)
+        return location

@@ -342,3 +342,31 @@ class DuplicateMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.docno} ~ {self.duplicate_class.representative} ({self.similarity:.2f})"
+
+
+class CorpusReference(models.Model):
+    """A corpus the collection points to instead of copying it (``workbench.corpus``): a documents file on
+    this machine (TREC SGML, JSONL or TSV, plain or .gz, or Parquet), indexed once by docno, or an ir_datasets id
+    (``irds:ID``) read through ir_datasets' own docstore. Only the documents judging needs are copied in."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting to be indexed"
+        INDEXING = "indexing", "Indexing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="corpus_references")
+    location = models.CharField(max_length=1000, help_text="A file's path, or irds:ID.")
+    format = models.CharField(max_length=16, blank=True, help_text="trec, jsonl, tsv or parquet (found when indexed); irds.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    documents = models.PositiveBigIntegerField(default=0)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["collection", "id"]
+        constraints = [models.UniqueConstraint(fields=["collection", "location"], name="corpusreference_unique_location")]
+
+    def __str__(self) -> str:
+        return f"{self.location} ({self.status})"

@@ -150,6 +150,9 @@ except OSError as exc:
     raise ImproperlyConfigured(f"cannot make the upload directory {FILE_UPLOAD_TEMP_DIR}: {exc.strerror}") from None
 #: most files one upload may carry (Django's default, 100, is fewer than a track's runs); the forms state it
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 1000)
+# Folders on this machine whose corpus files (or BEIR folders) the console may use by reference (comma-separated);
+# empty: the console refuses paths and only irds:ID and the add_corpus / import_dataset commands point to corpora.
+CORPUS_DIRS = env_list("CORPUS_DIRS", [])
 
 #: import the pages' heavier libraries (scipy.stats, matplotlib) when a server starts rather than on first use
 SERVER_WARM_UP = env_bool("SERVER_WARM_UP", False)

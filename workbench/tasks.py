@@ -148,3 +148,27 @@ def find_duplicates(job_id: int) -> None:
         progress.finish(lines=[f"{summary.documents:,} documents read: {len(summary.classes):,} classes proposed "
                                f"({members:,} documents that need not be judged on their own)"]
                         + ([f"{summary.kept:,} classes already decided were kept"] if summary.kept else []))
+
+
+@task()
+def index_corpus(job_id: int) -> None:
+    """Index a corpus used by reference (``workbench.corpus.corpus_reference_index``)."""
+    from workbench.corpus import corpus_reference_index
+    from workbench.models import CorpusReference
+
+    with jobs.running(job_id) as progress:
+        reference = CorpusReference.objects.get(pk=progress.job.params["reference"])
+        read = 0
+
+        def advance(n: int) -> None:
+            nonlocal read
+            read += n
+            progress.step(f"indexed {read:,} documents", done=read)
+
+        progress.step(f"reading {reference.location}")
+        count = corpus_reference_index(reference=reference, progress=advance)
+        progress.finish(lines=[f"{reference.location}: {count:,} documents indexed ({reference.format}); their "
+                               "text is copied in when they are pooled or opened"])
+
+
+jobs.recovery(index_corpus, retry=True)

@@ -54,6 +54,14 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
     >>> doc.docno, doc.title, doc.text
     ('7', 'On rays', 'Gamma')
     """
+    for _line, record in iter_numbered_documents(source, name=name, format=format, check_duplicates=check_duplicates):
+        yield record
+
+
+def iter_numbered_documents(source: Source, *, name: str | None = None, format: str | None = None,
+                            check_duplicates: bool = True) -> Iterator[tuple[int, DocumentRecord]]:
+    """(line where the document starts, document) of ``source``, checked and cleaned as :func:`iter_documents`
+    yields them (the corpus index records where each document is)."""
     name = display_name(source, name)
     with open_text(source, errors="surrogateescape", kind="documents") as handle:  # bytes that are not UTF-8 are refused below
         head = handle.read(_BLOCK).removeprefix("\ufeff")
@@ -63,17 +71,13 @@ def iter_documents(source: Source, *, name: str | None = None, format: str | Non
         records = FORMATS[chosen][1](handle, head, name)
         seen: dict[str, int] = {}
         for line, record in records:
-            problem = _record_problem(record)
-            if problem:
-                raise FormatError([f"{name}:{line}: {problem}"])
+            record = _checked(record, name, line)
             if check_duplicates:
                 first = seen.setdefault(record.docno, line)
                 if first != line:
                     raise FormatError([f"{name}:{line}: document {record.docno!r} appears more than once "
                                        f"(first at line {first})"])
-            yield replace(record, title=identifiers.clean_text(record.title),
-                          text=identifiers.clean_text(record.text),
-                          extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
+            yield line, record
         if not seen and check_duplicates:
             raise FormatError([f"{name}:1: no documents found (read as {chosen})"])
 
@@ -158,6 +162,25 @@ def _json_document(line: str, name: str, number: int) -> DocumentRecord | None:
         raise FormatError([f"{name}:{number}: not valid JSON: {exc.msg}"]) from None
     if not isinstance(item, dict):
         raise FormatError([f"{name}:{number}: expected a JSON object"])
+    return _mapping_document(item, name, number)
+
+
+def document_from_mapping(item: dict, name: str, number: int) -> DocumentRecord:
+    """A document from one row of named values (a Parquet row), by the rules of a JSONL line, checked and
+    cleaned as :func:`iter_documents` yields it; ``number`` is the row's (1-based) in messages."""
+    return _checked(_mapping_document(dict(item), name, number), name, number)
+
+
+def _checked(record: DocumentRecord, name: str, line: int) -> DocumentRecord:
+    """The record refused (``name:line: what``) if an import would refuse it, else cleaned."""
+    problem = _record_problem(record)
+    if problem:
+        raise FormatError([f"{name}:{line}: {problem}"])
+    return replace(record, title=identifiers.clean_text(record.title), text=identifiers.clean_text(record.text),
+                   extra=MappingProxyType(identifiers.clean_value(dict(record.extra))))
+
+
+def _mapping_document(item: dict, name: str, number: int) -> DocumentRecord:
     id_key = next((key for key in _JSON_IDS if item.get(key) not in (None, "")), None)
     if id_key is None:
         raise FormatError([f"{name}:{number}: document has no id (one of {', '.join(_JSON_IDS)})"])

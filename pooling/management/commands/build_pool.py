@@ -47,3 +47,7 @@ class Command(WorkbenchCommand):
         self.stdout.write(f"pool {pool} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
                           f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
                           f"{summary.topics} topics {summary.runs_text()}")
+        from pooling.tasks import copy_in_pooled
+
+        for line in copy_in_pooled(collection, pool, None):
+            self.stdout.write(line)
