@@ -139,3 +139,14 @@ def test_the_console_form_says_what_is_wrong_with_a_dataset(client, organizer, g
     assert response.status_code == 400
     assert response.context["form"].errors["location"] == [error]
     assert not Job.objects.exists()
+
+
+def test_a_known_dataset_without_its_files_here_is_refused_in_one_line_not_downloaded(graded, tmp_path, monkeypatch):
+    """ir_datasets fetches a missing file from the web (and retries through its mirrors); the workbench
+    never does: a file it lacks is one line, and the test's socket guard proves no connection was tried."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "empty-home"))
+    with pytest.raises(CommandError) as refused:
+        run("beir", "irds:vaswani")
+    message = str(refused.value)
+    assert message.startswith("irds:vaswani: ") and "never downloads" in message and "\n" not in message
+    assert not CorpusReference.objects.exists() and not graded.topics.exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
 
@@ -31,10 +32,40 @@ def dataset_id(location: str) -> str | None:
     return location[len(PREFIX):].strip() if location.startswith(PREFIX) else None
 
 
+class RemoteFileRefused(BaseException):
+    """Raised where ir_datasets would fetch a file it lacks from the web. A BaseException, so that its own
+    retry loops (``except Exception``, then the next mirror) do not swallow it and try the network again."""
+
+
+def _refuse(self, *args, **kwargs):
+    raise RemoteFileRefused(getattr(self, "url", None) or type(self).__name__)
+
+
+def _never_download() -> None:
+    """Every way ir_datasets fetches a file from the web refuses instead (local copies still read)."""
+    from ir_datasets.util import download
+
+    for remote in (download.RequestsDownload, download.GoogleDriveDownload, download.GoogleCloudBucketStream):
+        remote.stream = _refuse
+    download.RequestsDownload.__iter__ = _refuse
+
+
+@contextmanager
+def offline(location: str):
+    """A file ir_datasets would download becomes one line naming the dataset."""
+    try:
+        yield
+    except RemoteFileRefused as exc:
+        raise FormatError([f"{location}: a file of this dataset is not on this machine ({exc}); the workbench "
+                           "never downloads: put the dataset's files under IR_DATASETS_HOME first"]) from None
+
+
 def load(location: str):
     """The ir_datasets dataset named by ``irds:ID``; an unknown id, or one whose documents are not on this
     machine, is one line."""
     import ir_datasets
+
+    _never_download()
 
     name = dataset_id(location) or location
     try:
@@ -63,14 +94,15 @@ def check_local(location: str) -> int:
     if path is not None and not os.path.exists(path):
         raise FormatError([f"{location}: its documents are not on this machine ({path} is missing; the workbench "
                            "never downloads: put the files under IR_DATASETS_HOME first)"])
-    store = dataset.docs_store()
-    build = getattr(store, "build", None)
-    if build is not None:
-        build()  # ir_datasets' own lookup structure, built once beside its files
-    try:
-        return int(dataset.docs_count() or 0)
-    except (TypeError, NotImplementedError):
-        return 0
+    with offline(location):
+        store = dataset.docs_store()
+        build = getattr(store, "build", None)
+        if build is not None:
+            build()  # ir_datasets' own lookup structure, built once beside its files
+        try:
+            return int(dataset.docs_count() or 0)
+        except (TypeError, NotImplementedError):
+            return 0
 
 
 def _field(doc, names: tuple[str, ...]) -> str:
@@ -97,21 +129,24 @@ def _record(doc) -> DocumentRecord:
 
 def get_many(location: str, docnos: Iterable[str]) -> dict[str, DocumentRecord]:
     """The documents of ``docnos`` that the dataset holds, through its docstore."""
-    store = load(location).docs_store()
-    return {docno: _record(doc) for docno, doc in store.get_many(list(docnos)).items()}
+    with offline(location):
+        store = load(location).docs_store()
+        return {docno: _record(doc) for docno, doc in store.get_many(list(docnos)).items()}
 
 
 def topics_lines(location: str) -> Iterator[dict]:
     """The dataset's queries as topic objects (``qid``, ``title``, ``description``, ``narrative``)."""
-    for query in load(location).queries_iter():
-        yield {"qid": str(query.query_id), "title": _field(query, ("title", "text", "query")),
-               "description": _field(query, ("description",)), "narrative": _field(query, ("narrative",))}
+    with offline(location):
+        for query in load(location).queries_iter():
+            yield {"qid": str(query.query_id), "title": _field(query, ("title", "text", "query")),
+                   "description": _field(query, ("description",)), "narrative": _field(query, ("narrative",))}
 
 
 def qrels_lines(location: str) -> Iterator[str]:
     """The dataset's qrels as TREC qrels lines."""
-    for qrel in load(location).qrels_iter():
-        yield f"{qrel.query_id} {getattr(qrel, 'iteration', '0') or '0'} {qrel.doc_id} {int(qrel.relevance)}\n"
+    with offline(location):
+        for qrel in load(location).qrels_iter():
+            yield f"{qrel.query_id} {getattr(qrel, 'iteration', '0') or '0'} {qrel.doc_id} {int(qrel.relevance)}\n"
 
 
 def beir_files(folder: str | os.PathLike, split: str = "test") -> tuple[Path, Path, Path]:
