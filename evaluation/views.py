@@ -335,28 +335,6 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 
 @results_view()
-def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
-    """Leave-one-run-out (or team-out) and recall estimates: is the collection fair to new runs?"""
-    measure = request.GET.get("measure", "map")
-    by = "team" if request.GET.get("by") == "team" else "run"
-    try:
-        loo = selectors.leave_one_out(collection, measure=measure, by=by)
-        estimates = selectors.recall_estimates(collection)
-        per_run = selectors.run_recall(collection)
-    except (EvaluationError, ValueError) as exc:
-        return _error_page(request, collection, str(exc))
-    loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
-    estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
-    recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
-    exported = tables.table_export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
-    if exported:
-        return exported
-    return render(request, "evaluation/reusability.html", {
-        "collection": collection, "loo": loo, "loo_table": loo_table, "measure": measure, "by": by,
-        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user)})
-
-
-@results_view()
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
 
