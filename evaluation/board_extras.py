@@ -95,6 +95,19 @@ def stored(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame
     return cache.cached((version, "board extra", policy, name), lambda: read_extra(path))
 
 
+def latest(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
+    """The newest stored extra ``name`` under ``policy`` whatever its version (shown, marked "updating",
+    while a job computes the current one), or None."""
+    folder = extras_dir(collection.pk)
+    suffix = f".{board._policy_file(policy)}.{name}.parquet"
+    found = sorted((p for p in folder.glob(f"*{suffix}") if not p.name.startswith(".")),
+                   key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    if not found:
+        return None
+    path = found[0]
+    return cache.cached(("board extra file", str(path), path.stat().st_mtime), lambda: read_extra(path))
+
+
 def prune(collection_pk: int, kept: set[str], policy: str) -> None:
     """Remove the extras of ``policy`` whose version is not in ``kept`` (the boards kept)."""
     folder = extras_dir(collection_pk)

@@ -233,10 +233,12 @@ def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "ru
 
 @cache.reads
 def stored_leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
-                         qrels_policy: str = DEFAULT_POLICY) -> LeaveOneOut | None:
-    """The leave-one-out a job stored for the collection's current version, or None."""
+                         qrels_policy: str = DEFAULT_POLICY, previous: bool = False) -> LeaveOneOut | None:
+    """The leave-one-out a job stored for the collection's current version (with ``previous``: the newest
+    stored, whatever its version), or None."""
     name = _check(measure, by)
-    found = board_extras.stored(collection, scoring.normalise_policy(qrels_policy), board_extras.loo_name(name, by))
+    read = board_extras.latest if previous else board_extras.stored
+    found = read(collection, scoring.normalise_policy(qrels_policy), board_extras.loo_name(name, by))
     if found is None:
         return None
     table, meta = found

@@ -41,6 +41,7 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
     measure = request.GET.get("measure", "map")
     by = "team" if request.GET.get("by") == "team" else "run"
     policy = scoring.normalise_policy(DEFAULT_POLICY)
+    updating = None
     try:
         loo = stored_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
         if loo is None:
@@ -50,10 +51,12 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
                 job.refresh_from_db()
                 if job.status == Job.Status.FAILED:
                     raise EvaluationError(job.error or "leave-one-out could not be computed")
-                return render(request, "evaluation/reusability_computing.html",
-                              {"collection": collection, "job": job, "measure": measure, "by": by})
-        estimates = selectors.recall_estimates(collection)
-        per_run = selectors.run_recall(collection)
+                loo, updating = stored_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy,
+                                                     previous=True), job
+                if loo is None:
+                    return render(request, "evaluation/reusability_computing.html",
+                                  {"collection": collection, "job": job, "measure": measure, "by": by})
+        estimates, per_run = _recall(collection, policy, previous=updating is not None)
     except (EvaluationError, ValueError) as exc:
         return render(request, "evaluation/error.html", {"collection": collection, "message": str(exc)}, status=400)
     loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
@@ -64,4 +67,15 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         return exported
     return render(request, "evaluation/reusability.html", {
         "collection": collection, "loo": loo, "loo_table": loo_table, "measure": measure, "by": by,
-        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user)})
+        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user),
+        "updating": updating})
+
+
+def _recall(collection: Collection, policy: str, *, previous: bool):
+    """Recall estimates and each run's recall: of the current version, or while a job computes it (the page
+    shows an older leave-one-out) the newest stored, so that the page's tables are of one version."""
+    if previous:
+        estimates, per_run = (board_extras.latest(collection, policy, n) for n in ("recall", "run_recall"))
+        if estimates is not None and per_run is not None:
+            return estimates[0], per_run[0]
+    return selectors.recall_estimates(collection), selectors.run_recall(collection)

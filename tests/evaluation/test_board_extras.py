@@ -171,3 +171,21 @@ def test_old_versions_extras_go_with_their_boards(track):
     folder = board_extras.extras_dir(track.pk)
     versions = {p.name.split(".")[0] for p in folder.glob("*.parquet")}
     assert len(versions) == 1 + board.KEEP and first.name.split(".")[0] not in versions
+
+
+def test_while_a_job_computes_the_new_one_the_page_shows_the_previous_leave_one_out_marked_updating(
+        client, organizer, track, settings):
+    from judging.models import Judgment
+
+    board.build(track, "adjudicated")
+    client.force_login(organizer)
+    before = client.get("/collections/robust/reusability/", {"_export": "csv", "_table": "l-"}).content
+    assert before.startswith(b"Left out,") and before.count(b"\n") > 4
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+    Judgment.objects.create(collection=track, topic=track.topics.get(qid="302"), docno="d00", grade=2,
+                            assessor="nist", source=Judgment.Source.IMPORT)
+    cache.clear_caches()
+    page = client.get("/collections/robust/reusability/").content.decode()
+    assert 'id="reusability-updating"' in page and "being computed" in page
+    assert client.get("/collections/robust/reusability/", {"_export": "csv", "_table": "l-"}).content == before
+    assert Job.objects.filter(kind=board_extras.LOO_KIND, status=Job.Status.QUEUED).count() == 1
