@@ -5,6 +5,7 @@ For one collection version and qrels policy, each *extra* is one Parquet file (a
 file's metadata) under ``<board dir>/<collection id>/extras/<version>.<policy>.<name>.parquet``, written
 aside and renamed into place:
 
+* ``qrels``: the qrels evaluated (a page that needs one topic's judgments reads them alone);
 * ``topics``: every topic's relevant documents found per pool depth (the topic page's table and plot) and
   its number of relevant documents;
 * ``recall``: the recall estimates of every topic (topic and reusability pages); ``run_recall``: each run's
@@ -95,6 +96,16 @@ def stored(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame
     return cache.cached((version, "board extra", policy, name), lambda: read_extra(path))
 
 
+def topic_qrels(collection: Collection, policy: str, qid: str) -> pd.DataFrame | None:
+    """One topic's lines of the qrels the board job evaluated with (qid, docno, rel), or None (not stored):
+    read from the file alone, without the other topics' judgments."""
+    version = cache.version(collection)
+    path = extra_path(collection.pk, board.version_key(version), policy, "qrels")
+    if not path.exists():
+        return None
+    return pq.read_table(path, filters=[("qid", "=", qid)]).to_pandas()
+
+
 def latest(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
     """The newest stored extra ``name`` under ``policy`` whatever its version (shown, marked "updating",
     while a job computes the current one), or None."""
@@ -121,8 +132,13 @@ def prune(collection_pk: int, kept: set[str], policy: str) -> None:
 # ------------------------------------------------------------------------------------- computing
 def build_extras(collection: Collection, policy: str, key: str, *, step: Callable[[str], None]) -> None:
     """Compute and store every extra of the collection's current version (``key``) under ``policy``."""
-    from evaluation import recall_estimates
+    from evaluation import recall_estimates, scoring
 
+    step("the qrels")
+    qrels = scoring.qrels_frame(collection, policy=policy)
+    write_extra(extra_path(collection.pk, key, policy, "qrels"),
+                pd.DataFrame({"qid": qrels["qid"].astype(str), "docno": qrels["docno"].astype(str),
+                              "rel": qrels["rel"].to_numpy()}))
     step("relevant documents per pool depth of every topic")
     frame, meta = topic_depths(collection, policy)
     write_extra(extra_path(collection.pk, key, policy, "topics"), frame, meta)

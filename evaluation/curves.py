@@ -21,7 +21,9 @@ __all__ = ["run_curves"]
 def _grades(collection: Collection, policy: str, assessor: str | None, topic: str | None = None
             ) -> dict[str, dict[str, int]]:
     # the evaluation's qrels: the same policies (with /complete: the fully judged topics only) as every page
-    frame = scoring.qrels_frame(collection, policy=policy, assessor=assessor)
+    stored = board_extras.topic_qrels(collection, scoring.normalise_policy(policy), topic) \
+        if topic is not None and assessor is None else None
+    frame = stored if stored is not None else scoring.qrels_frame(collection, policy=policy, assessor=assessor)
     if topic is not None:  # one topic's curve depends on its judgments only
         frame = frame[frame["qid"].astype(str) == topic]
     grades: dict[str, dict[str, int]] = defaultdict(dict)
