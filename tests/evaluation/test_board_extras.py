@@ -189,3 +189,10 @@ def test_while_a_job_computes_the_new_one_the_page_shows_the_previous_leave_one_
     assert 'id="reusability-updating"' in page and "being computed" in page
     assert client.get("/collections/robust/reusability/", {"_export": "csv", "_table": "l-"}).content == before
     assert Job.objects.filter(kind=board_extras.LOO_KIND, status=Job.Status.QUEUED).count() == 1
+
+
+def test_someone_who_may_not_see_results_gets_no_leave_one_out_and_queues_no_job(client, outsider, track):
+    client.force_login(outsider)
+    response = client.get("/collections/robust/reusability/", {"measure": "P.5"})
+    assert response.status_code == 403 and "being computed" not in response.content.decode()
+    assert not Job.objects.filter(kind=board_extras.LOO_KIND).exists()
