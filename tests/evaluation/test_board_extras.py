@@ -196,3 +196,30 @@ def test_someone_who_may_not_see_results_gets_no_leave_one_out_and_queues_no_job
     response = client.get("/collections/robust/reusability/", {"measure": "P.5"})
     assert response.status_code == 403 and "being computed" not in response.content.decode()
     assert not Job.objects.filter(kind=board_extras.LOO_KIND).exists()
+
+
+@pytest.mark.parametrize("pool", ["none", "sampled"])
+def test_without_a_pool_or_with_a_sampled_one_the_stored_pages_equal_the_computed_ones(client, organizer, tmp_path,
+                                                                                      pool):
+    from tests.evaluation.tracks import QRELS, build_track, write_qrels
+
+    if pool == "none":
+        collection = build_track(tmp_path, pool_depth=None)
+    else:
+        collection = factories.collection_with_topics()
+        from tests.evaluation.tracks import RANKINGS
+
+        for tag, ranking in RANKINGS.items():
+            (tmp_path / f"{tag}.run").write_text(factories.run_lines(tag, ranking))
+            run("import_runs", "robust", str(tmp_path / f"{tag}.run"))
+        run("build_pool", "robust", "--strategy", "sampled", "--strata", "1-1:1", "2-4:0.5", "--seed", "3")
+        run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", QRELS))
+    live = _live(collection)
+    board.build(collection, "adjudicated")
+    cache.clear_caches()
+    pd.testing.assert_frame_equal(selectors.recall_estimates(collection), live["recall"])
+    for by, loo in live["loo"].items():
+        pd.testing.assert_frame_equal(selectors.leave_one_out(collection, by=by).table, loo.table)
+    client.force_login(organizer)
+    for page in ("topics/301/", "curves/", "reusability/", "significance/"):
+        assert client.get(f"/collections/robust/{page}").status_code == 200, page
