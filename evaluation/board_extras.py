@@ -44,6 +44,8 @@ LOO_KIND = "leave-one-out"
 TOPIC_DEPTHS = (1, 5, 10, 20, 50, 100)
 #: the leave-one-out every board job stores (the reusability page's default)
 DEFAULT_LOO = (("map", "run"), ("map", "team"))
+#: runs ranked at once for their curves (the ranking of every document of 50 runs, not of all)
+CURVE_BATCH = 50
 #: the extra a board job writes last: when it is there, the job stored every extra
 LAST_EXTRA = f"loo.{DEFAULT_LOO[-1][1]}.{DEFAULT_LOO[-1][0]}"
 
@@ -192,15 +194,17 @@ def all_curves(collection: Collection, policy: str) -> pd.DataFrame:
                               "rel": frame["rel"].astype(int)})
     runs = scoring.frames(collection)
     tags = list(runs)
-    # the curves rank every document of a run (no -M 1000), with the qrels' own grades (not gains)
-    curves = mean_curves(rank_runs(qrels, [runs[t] for t in tags]), qrels, collection.relevant_from)
     rows = {"tag": [], "kind": [], "x": [], "y": []}
-    for index, kinds in curves.items():
-        for kind, (xs, ys) in kinds.items():
-            rows["tag"] += [tags[index]] * len(xs)
-            rows["kind"] += [kind] * len(xs)
-            rows["x"] += xs
-            rows["y"] += ys
+    for start in range(0, len(tags), CURVE_BATCH):  # a run's curves do not depend on the others'
+        batch = tags[start:start + CURVE_BATCH]
+        # the curves rank every document of a run (no -M 1000), with the qrels' own grades (not gains)
+        curves = mean_curves(rank_runs(qrels, [runs[t] for t in batch]), qrels, collection.relevant_from)
+        for index, kinds in curves.items():
+            for kind, (xs, ys) in kinds.items():
+                rows["tag"] += [batch[index]] * len(xs)
+                rows["kind"] += [kind] * len(xs)
+                rows["x"] += xs
+                rows["y"] += ys
     return pd.DataFrame(rows).astype({"tag": "category", "kind": "category"})
 
 
