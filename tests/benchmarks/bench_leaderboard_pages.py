@@ -1,7 +1,7 @@
 """Benchmark: the results pages of a real-size track through gunicorn (DEBUG=0, one sync worker).
 
     .venv/bin/python tests/benchmarks/bench_leaderboard_pages.py [--runs 150] [--topics 50] [--depth 1000]
-        [--pool-depth 100] [--pages]
+        [--pool-depth 100] [--keep DIR] [--no-pages]
 
 Generates a track as ``bench_evaluation.py`` does (seeded; two thirds of the runs contribute), builds a
 depth-``--pool-depth`` pool of the contributing runs and judges all of it (binary, 30% relevant), imports
@@ -11,7 +11,7 @@ everything with the services into a fresh SQLite database, then:
 * checks the board against ``manage.py trec_eval`` (several run files in one call) for 5 runs, every
   base measure, every topic and "all";
 * starts gunicorn (one worker, DEBUG=0) and, logged in as an organizer, times the leaderboard cold (the
-  worker's first request: the board is read from disk) and warm (median of 5), then, with ``--pages``,
+  worker's first request: the board is read from disk) and warm (median of 5), then (unless ``--no-pages``)
   each other results page cold (run, topic, significance, curves, reusability: a fresh worker per page);
 * reads the worker's peak resident memory (VmHWM).
 
@@ -210,7 +210,8 @@ def main() -> int:
     parser.add_argument("--pool-depth", type=int, default=50)
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the track in this folder and reuse it when the script runs again")
-    parser.add_argument("--pages", action="store_true", help="also time every other results page, cold")
+    parser.add_argument("--pages", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time every other results page, cold (default; --no-pages skips them)")
     args = parser.parse_args()
     rows: list[tuple[str, str]] = []
     failures = []
