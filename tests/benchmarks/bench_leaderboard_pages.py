@@ -129,6 +129,30 @@ def check_against_trec_eval(path: Path, paths: list[Path], qrels_path: Path, env
     return f"equal ({compared:,} values of {len(tags)} runs)"
 
 
+def check_stored_figures(collection) -> str:
+    """The figures the board job stored against those computed as a request did before: 5 runs' curves of
+    every kind (engine.curves, run by run) and leave-one-run-out of MAP."""
+    import pandas as pd
+
+    from evaluation import cache, curves, reusability, selectors
+
+    tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
+    chosen = tags[:3] + tags[-2:]
+    for kind in ("pr", "interpolated", "roc"):
+        stored = curves.run_curves(collection, chosen, kind=kind)
+        computed = curves._compute(collection, chosen, kind, None, "adjudicated", None)
+        if not stored.equals(computed):
+            return f"DIFFERS: the stored {kind} curves"
+    stored = selectors.leave_one_out(collection).table
+    cache.clear_caches()
+    computed = reusability.compute_leave_one_out(collection).table
+    try:
+        pd.testing.assert_frame_equal(stored, computed)
+    except AssertionError:
+        return "DIFFERS: the stored leave-one-run-out"
+    return f"equal (curves of {len(chosen)} runs, leave-one-run-out of {len(stored)} contributing runs)"
+
+
 def organizer_cookie() -> str:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.models import Group, User
@@ -250,6 +274,10 @@ def main() -> int:
         rows.append(("board vs `manage.py trec_eval -q`", check))
         if check.startswith(("DIFFERS", "trec_eval failed")):
             failures.append(check)
+        stored = check_stored_figures(collection)
+        rows.append(("stored figures vs computed in the request", stored))
+        if stored.startswith("DIFFERS"):
+            failures.append(stored)
         cookie = organizer_cookie()
         web, url = serve(env, tmp / "gunicorn.log")
         try:
