@@ -226,6 +226,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
         key = version_key(snap.version)
         path = board_path(collection.pk, key, policy)
         if path.exists():
+            _build_extras(collection, policy, key, step)
             return path
         step(f"ranking and scoring {len(snap.teams)} runs ({policy})")
         scores = scoring.evaluate(collection, policy=policy, use_board=False)
@@ -247,7 +248,17 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
         step(f"writing the board of {len(scores)} runs")
         write(path, scores, meta)
         _prune(path, policy)
+        _build_extras(collection, policy, key, step)
         return path
+
+
+def _build_extras(collection: Collection, policy: str, key: str, step: Callable[[str], None]) -> None:
+    """What the other results pages read (:mod:`evaluation.board_extras`), after the board (the leaderboard
+    shows as soon as the board is written), unless a job stored them already."""
+    from evaluation import board_extras
+
+    if not board_extras.extra_path(collection.pk, key, policy, board_extras.LAST_EXTRA).exists():
+        board_extras.build_extras(collection, policy, key, step=step)
 
 
 def _prune(newest: Path, policy: str) -> None:
@@ -257,3 +268,7 @@ def _prune(newest: Path, policy: str) -> None:
                    key=lambda p: p.stat().st_mtime, reverse=True)
     for p in older[KEEP:]:
         p.unlink(missing_ok=True)
+    from evaluation import board_extras
+
+    kept = {p.name.split(".", 1)[0] for p in [newest, *older[:KEEP]]}
+    board_extras.prune(int(newest.parent.name), kept, policy)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import cache, scoring, snapshot
+from evaluation import board_extras, cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import competition_ranks
 from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_codes
 from evaluation.scoring import EvaluationError
@@ -29,7 +29,8 @@ from judging.qrels import assessor_judgments
 from pooling import strategies as S
 from workbench.models import Collection
 
-__all__ = ["LeaveOneOut", "assessor_ranking_agreement", "leave_one_out", "ranking_agreement_rows"]
+__all__ = ["LeaveOneOut", "assessor_ranking_agreement", "compute_leave_one_out", "leave_one_out",
+           "ranking_agreement_rows", "stored_leave_one_out"]
 
 LOO_COLUMNS = ["unit", "run", "team", "contributed", "unique_judged", "unique_relevant", "score", "score_loo",
                "change", "change_pct", "rank", "rank_loo", "rank_change"]
@@ -205,23 +206,55 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
     return owner
 
 
+def _check(measure: str, by: str) -> str:
+    if by not in ("run", "team"):
+        raise EvaluationError(f"leave-one-out by {by!r}: choose 'run' or 'team'")
+    names = scoring.measure_names([measure])
+    if len(names) != 1:
+        raise EvaluationError(f"leave-one-out needs one measure value, {measure!r} gives {len(names)}")
+    return names[0]
+
+
 @cache.reads
 def leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
                   qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
                   depth: int | None = None) -> LeaveOneOut:
     """Leave each contributing run (``by="run"``) or team (``by="team"``) out of the pool and re-score it
     (see the module docstring). ``depth`` forces the contributions to be the contributing runs' top
-    ``depth`` instead of the stored pool's provenance (used when no pool is stored; default then 100)."""
-    if by not in ("run", "team"):
-        raise EvaluationError(f"leave-one-out by {by!r}: choose 'run' or 'team'")
-    names = scoring.measure_names([measure])
-    if len(names) != 1:
-        raise EvaluationError(f"leave-one-out needs one measure value, {measure!r} gives {len(names)}")
+    ``depth`` instead of the stored pool's provenance (used when no pool is stored; default then 100).
+    Read from the version's board extras when a job stored it (:func:`stored_leave_one_out`)."""
+    found = stored_leave_one_out(collection, measure=measure, by=by, qrels_policy=qrels_policy) \
+        if assessor is None and depth is None else None
+    if found is not None:
+        return found
+    return compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=qrels_policy, assessor=assessor,
+                                 depth=depth)
+
+
+@cache.reads
+def stored_leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
+                         qrels_policy: str = DEFAULT_POLICY, previous: bool = False) -> LeaveOneOut | None:
+    """The leave-one-out a job stored for the collection's current version (with ``previous``: the newest
+    stored, whatever its version), or None."""
+    name = _check(measure, by)
+    read = board_extras.latest if previous else board_extras.stored
+    found = read(collection, scoring.normalise_policy(qrels_policy), board_extras.loo_name(name, by))
+    if found is None:
+        return None
+    table, meta = found
+    return LeaveOneOut(table=table, **meta["summary"])
+
+
+@cache.reads
+def compute_leave_one_out(collection: Collection, *, measure: str = "map", by: str = "run",
+                          qrels_policy: str = DEFAULT_POLICY, assessor: str | None = None,
+                          depth: int | None = None) -> LeaveOneOut:
+    """:func:`leave_one_out` computed here (a job's work: every contributing run re-scored)."""
+    name = _check(measure, by)
     snap = snapshot.snapshot(collection)
     policy = scoring.normalise_policy(qrels_policy)
-    key = (snap.version, "loo", names[0], by, policy, assessor, depth)
-    return cache.cached(key, lambda: _leave_one_out(collection, snap, measure, names[0], by, policy, assessor,
-                                                       depth))
+    key = (snap.version, "loo", name, by, policy, assessor, depth)
+    return cache.cached(key, lambda: _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth))
 
 
 def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth) -> LeaveOneOut:

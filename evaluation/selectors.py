@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import board, cache, scoring, snapshot
+from evaluation import board, board_extras, cache, scoring, snapshot
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.leaderboard import (
@@ -110,18 +110,18 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     requests = list(measures) if measures else list(DEFAULT_MEASURES)
     names = scoring.measure_names(requests)
     snap = snapshot.snapshot(collection)
-    qrels = scoring.qrels_frame(collection, policy=qrels_policy, assessor=assessor)
-    mine = qrels[qrels["qid"].astype(str) == qid]
     scores = scoring.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
     pool = snap.main_pool
     counts = judged_figures(collection).topics.get(qid, {"pooled": 0, "judged_in_pool": 0, "judgments": 0})
-    contributing = [t for t, c in snap.contributed.items() if c]
-    topic_runs = {t: _topic_lines(f, qid) for t, f in scoring.frames(collection, contributing).items()}
-    provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
-        columns=["qid", "docno", "tag", "rank"])
-    by_depth = S.relevant_by_depth(provenance, mine, depths, relevant_from=snap.relevant_from) \
-        if len(provenance) else pd.DataFrame(columns=["depth", "pool_size", "judged", "judged_fraction", "relevant",
-                                                      "relevant_per_judgment"])
+    stored = board_extras.stored(collection, scoring.normalise_policy(qrels_policy), "topics") \
+        if assessor is None and tuple(depths) == board_extras.TOPIC_DEPTHS else None
+    if stored is not None:  # the board job's figures of every topic
+        frame, meta = stored
+        by_depth = frame[frame["qid"] == qid].drop(columns="qid").reset_index(drop=True)
+        by_depth = by_depth if len(by_depth) else pd.DataFrame(columns=DEPTH_COLUMNS)
+        relevant = int(meta["relevant"].get(qid, 0))
+    else:
+        by_depth, relevant = _topic_depths(collection, snap, qid, qrels_policy, assessor, depths)
     rows = []
     for tag, s in scores.items():
         has = qid in s.qids
@@ -136,9 +136,27 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     return {"qid": qid, "title": topic.title, "description": topic.description, "narrative": topic.narrative,
             "pool": None if pool is None else pool.name, "pool_size": counts["pooled"],
             "judged_in_pool": counts["judged_in_pool"], "judgments": counts["judgments"],
-            "relevant": int(collection.is_relevant(mine["rel"]).sum()), "relevant_by_depth": by_depth,
+            "relevant": relevant, "relevant_by_depth": by_depth,
             "measures": names, "runs": runs,
             "recall": _defined(estimate.iloc[0].to_dict()) if len(estimate) else None}
+
+
+DEPTH_COLUMNS = ["depth", "pool_size", "judged", "judged_fraction", "relevant", "relevant_per_judgment"]
+
+
+def _topic_depths(collection, snap, qid: str, qrels_policy: str, assessor: str | None, depths
+                  ) -> tuple[pd.DataFrame, int]:
+    """A topic's relevant documents found per pool depth, and its relevant documents, from its judgments
+    and the contributing runs' lines (what the board job stores for every topic)."""
+    qrels = scoring.qrels_frame(collection, policy=qrels_policy, assessor=assessor)
+    mine = qrels[qrels["qid"].astype(str) == qid]
+    contributing = [t for t, c in snap.contributed.items() if c]
+    topic_runs = {t: _topic_lines(f, qid) for t, f in scoring.frames(collection, contributing).items()}
+    provenance = S.ranked_entries(topic_runs, max(depths)) if topic_runs else pd.DataFrame(
+        columns=["qid", "docno", "tag", "rank"])
+    by_depth = S.relevant_by_depth(provenance, mine, depths, relevant_from=snap.relevant_from) \
+        if len(provenance) else pd.DataFrame(columns=DEPTH_COLUMNS)
+    return by_depth, int(collection.is_relevant(mine["rel"]).sum())
 
 
 @cache.reads

@@ -309,9 +309,9 @@ def topic_runs_table(rows: list[dict], collection, measures: list[str], request)
         prefix="r-", request=request, per_page=100, label="Runs on this topic")
 
 
-def pairs_table(records: list[dict], collection, request) -> tables.Table:
-    """Every pair of runs of the significance page."""
-    return rows_table([{**r, "significant": bool(r["significant"])} for r in records], [
+def pairs_table(records, collection, request) -> tables.Table:
+    """Every pair of runs of the significance page (``records``: a sequence of dicts, ``significant`` a bool)."""
+    return rows_table(records, [
         ("run_a", "Run A", _run_link(collection, "run_a")),
         ("run_b", "Run B", _run_link(collection, "run_b")),
         ("mean_a", "Mean A", "num"), ("mean_b", "Mean B", "num"), ("mean_diff", "Difference", "num"),

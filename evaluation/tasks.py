@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.urls import reverse
 from django_tasks import task
 
-from evaluation import board, cache, release
+from evaluation import board, board_extras, cache, release
 from evaluation.report import evaluation_report
 from evaluation.scoring import EvaluationError
 from workbench import jobs
@@ -75,3 +77,17 @@ def build_board(job_id: int) -> None:
                 skipped[policy] = str(exc)
         progress.step("done", done=len(policies), total=len(policies))
         progress.finish(boards=written, skipped=skipped, version=version)
+
+
+@task()
+def build_leave_one_out(job_id: int) -> None:
+    """Leave-one-out of one measure (by run or by team) at the collection's current version, stored for the
+    reusability page (:func:`evaluation.board_extras.store_leave_one_out`)."""
+    with jobs.running(job_id) as progress:
+        job: Job = progress.job
+        params = job.params
+        progress.step(f"leaving each contributing {params['by']} out and scoring it again ({params['measure']})")
+        board_extras.store_leave_one_out(job.collection, params["policy"], params["measure"], params["by"])
+        progress.finish(url=reverse("evaluation:reusability", args=[job.collection.slug])
+                        + "?" + urlencode({"measure": params["measure"], "by": params["by"]}),
+                        label="See leave-one-out")

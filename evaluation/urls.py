@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evaluation import budget_views, views
+from evaluation import budget_views, reusability_views, significance_views, views
 
 app_name = "evaluation"
 
@@ -11,9 +11,9 @@ urlpatterns = [
     path("<slug:slug>/leaderboard/", views.leaderboard, name="leaderboard"),
     path("<slug:slug>/runs/<path:tag>/", views.run_page, name="run"),
     path("<slug:slug>/topics/<path:qid>/", views.topic_page, name="topic"),
-    path("<slug:slug>/significance/", views.significance, name="significance"),
+    path("<slug:slug>/significance/", significance_views.significance, name="significance"),
     path("<slug:slug>/curves/", views.curves, name="curves"),
-    path("<slug:slug>/reusability/", views.reusability, name="reusability"),
+    path("<slug:slug>/reusability/", reusability_views.reusability, name="reusability"),
     path("<slug:slug>/pool/", views.pool_page, name="pool"),
     path("<slug:slug>/downloads/qrels.txt", views.download_qrels, name="download_qrels"),
     path("<slug:slug>/downloads/pool.txt", views.download_pool, name="download_pool"),

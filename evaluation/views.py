@@ -17,7 +17,7 @@ from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError, parse_requests
-from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table, significance_table
+from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
 from judging.policies import uses_machine
@@ -261,33 +261,6 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
         "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": is_organizer(request.user)})
 
 
-@results_view()
-def significance(request: HttpRequest, collection: Collection) -> HttpResponse:
-    measure = request.GET.get("measure", "map")
-    try:
-        choice = _choices(request, collection)
-        pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
-                                              correction=choice["correction"], qrels_policy=choice["qrels_policy"],
-                                              assessor=choice["assessor"])
-    except (EvaluationError, ValueError) as exc:
-        return _error_page(request, collection, str(exc))
-    records = pairs.to_dict("records")
-    run_link = lambda tag: reverse("evaluation:run", args=[collection.slug, tag])  # noqa: E731
-    matrix_table = significance_table(records, measure=measure, test=choice["test_label"],
-                                      correction=choice["correction_label"], run_url=run_link,
-                                      request=request, prefix="m-")
-    pairs_table = tables.pairs_table(records, collection, request)
-    exported = tables.table_export(request, [matrix_table, pairs_table],
-                       f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
-    if exported:
-        return exported
-    return render(request, "evaluation/significance.html", {
-        "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
-        "choice": choice,
-        "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
-        "query": tables.query_without_export(request), "organizer": is_organizer(request.user)})
-
-
 def _curve_choice(request: HttpRequest, collection: Collection) -> tuple[list[str], list[str], str, list[str],
                                                                         str | None]:
     """(every run, the chosen runs, kind, every topic, the chosen topic or None) from the query string."""
@@ -332,28 +305,6 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
         "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind,
         "kinds": [(k, v[2]) for k, v in plots.CURVE_AXES.items()], "topics": topics, "topic": topic,
         "query": request.GET.urlencode(), "organizer": is_organizer(request.user)})
-
-
-@results_view()
-def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
-    """Leave-one-run-out (or team-out) and recall estimates: is the collection fair to new runs?"""
-    measure = request.GET.get("measure", "map")
-    by = "team" if request.GET.get("by") == "team" else "run"
-    try:
-        loo = selectors.leave_one_out(collection, measure=measure, by=by)
-        estimates = selectors.recall_estimates(collection)
-        per_run = selectors.run_recall(collection)
-    except (EvaluationError, ValueError) as exc:
-        return _error_page(request, collection, str(exc))
-    loo_table = tables.leave_one_out_table(loo.table.to_dict("records"), collection, request)
-    estimate_table = tables.recall_estimates_table(estimates.to_dict("records"), collection, request)
-    recall_table = tables.run_recall_table(per_run.to_dict("records"), collection, request)
-    exported = tables.table_export(request, [loo_table, estimate_table, recall_table], f"{collection.slug}.reusability")
-    if exported:
-        return exported
-    return render(request, "evaluation/reusability.html", {
-        "collection": collection, "loo": loo, "loo_table": loo_table, "measure": measure, "by": by,
-        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user)})
 
 
 @results_view()

@@ -1,7 +1,7 @@
 """Benchmark: the results pages of a real-size track through gunicorn (DEBUG=0, one sync worker).
 
     .venv/bin/python tests/benchmarks/bench_leaderboard_pages.py [--runs 150] [--topics 50] [--depth 1000]
-        [--pool-depth 100] [--pages]
+        [--pool-depth 100] [--keep DIR] [--no-pages]
 
 Generates a track as ``bench_evaluation.py`` does (seeded; two thirds of the runs contribute), builds a
 depth-``--pool-depth`` pool of the contributing runs and judges all of it (binary, 30% relevant), imports
@@ -11,8 +11,8 @@ everything with the services into a fresh SQLite database, then:
 * checks the board against ``manage.py trec_eval`` (several run files in one call) for 5 runs, every
   base measure, every topic and "all";
 * starts gunicorn (one worker, DEBUG=0) and, logged in as an organizer, times the leaderboard cold (the
-  worker's first request: the board is read from disk) and warm (median of 5), then, with ``--pages``,
-  each other results page's first request (run, topic, significance, curves, reusability);
+  worker's first request: the board is read from disk) and warm (median of 5), then (unless ``--no-pages``)
+  each other results page cold (run, topic, significance, curves, reusability: a fresh worker per page);
 * reads the worker's peak resident memory (VmHWM).
 
 Prints a markdown table. The machine is shared: timings are noisy.
@@ -129,6 +129,30 @@ def check_against_trec_eval(path: Path, paths: list[Path], qrels_path: Path, env
     return f"equal ({compared:,} values of {len(tags)} runs)"
 
 
+def check_stored_figures(collection) -> str:
+    """The figures the board job stored against those computed as a request did before: 5 runs' curves of
+    every kind (engine.curves, run by run) and leave-one-run-out of MAP."""
+    import pandas as pd
+
+    from evaluation import cache, curves, reusability, selectors
+
+    tags = list(collection.runs.order_by("tag").values_list("tag", flat=True))
+    chosen = tags[:3] + tags[-2:]
+    for kind in ("pr", "interpolated", "roc"):
+        stored = curves.run_curves(collection, chosen, kind=kind)
+        computed = curves._compute(collection, chosen, kind, None, "adjudicated", None)
+        if not stored.equals(computed):
+            return f"DIFFERS: the stored {kind} curves"
+    stored = selectors.leave_one_out(collection).table
+    cache.clear_caches()
+    computed = reusability.compute_leave_one_out(collection).table
+    try:
+        pd.testing.assert_frame_equal(stored, computed)
+    except AssertionError:
+        return "DIFFERS: the stored leave-one-run-out"
+    return f"equal (curves of {len(chosen)} runs, leave-one-run-out of {len(stored)} contributing runs)"
+
+
 def organizer_cookie() -> str:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.models import Group, User
@@ -171,6 +195,37 @@ def serve(env: dict, log: Path):
     raise RuntimeError(f"gunicorn did not answer:\n{log.read_text()[-2000:]}")
 
 
+#: every results page but the leaderboard, as an organizer first opens it (label, path under the collection)
+PAGES = (("run page", "runs/run000/"), ("topic page", "topics/1/"), ("significance", "significance/"),
+         ("curves (5 runs, 11-point)", "curves/?run=run000&run=run001&run=run002&run=run003&run=run004"),
+         ("curves, one topic (5 runs, not interpolated)", "curves/?kind=pr&topic=1"),
+         ("reusability (leave one run out, MAP)", "reusability/"),
+         ("reusability (leave one team out, MAP)", "reusability/?by=team"))
+
+
+def time_pages(env: dict, tmp: Path, cookie: str, failures: list[str]) -> list[tuple[str, str]]:
+    """Each page cold: a fresh gunicorn worker per page, its first request timed, and the worker's peak memory
+    after it."""
+    rows = []
+    for label, suffix in PAGES:
+        web, url = serve(env, tmp / "gunicorn.log")
+        try:
+            worker = _children(web.pid)[0]
+            request = urllib.request.Request(f"{url}/collections/bench/{suffix}", headers={"Cookie": cookie})
+            start = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 - our own server
+                body, status = response.read(), response.status
+            seconds = time.perf_counter() - start
+            if status != 200 or b"being computed" in body:
+                failures.append(f"{label} answered {status}{' (being computed)' if status == 200 else ''}")
+            rows.append((f"**{label}** cold (fresh worker; {len(body) / 1024:,.0f} KiB)",
+                         f"{seconds:.2f} s, worker peak {vm_hwm(worker) / 2**20:,.0f} MiB"))
+        finally:
+            web.send_signal(signal.SIGTERM)
+            web.wait(timeout=30)
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=150)
@@ -179,7 +234,8 @@ def main() -> int:
     parser.add_argument("--pool-depth", type=int, default=50)
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the track in this folder and reuse it when the script runs again")
-    parser.add_argument("--pages", action="store_true", help="also time every other results page, cold")
+    parser.add_argument("--pages", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time every other results page, cold (default; --no-pages skips them)")
     args = parser.parse_args()
     rows: list[tuple[str, str]] = []
     failures = []
@@ -204,13 +260,24 @@ def main() -> int:
         from judging.policies import DEFAULT_POLICY
 
         shutil.rmtree(board.board_dir(), ignore_errors=True)  # a kept track's old boards: compute anew
-        seconds, path = timed(lambda: board.build(collection, DEFAULT_POLICY))
-        rows.append(("board job (rank, score, write Parquet)", f"{seconds:.1f} s"))
-        rows.append(("board file size", f"{path.stat().st_size / 2**20:.1f} MiB"))
+        marks = [time.perf_counter()]
+        seconds, path = timed(lambda: board.build(collection, DEFAULT_POLICY, step=lambda text: marks.append(
+            time.perf_counter()) if text == "the qrels" else None))
+        scored = marks[-1] - marks[0] if len(marks) > 1 else seconds
+        rows.append(("board job: rank, score, write the board", f"{scored:.1f} s"))
+        rows.append(("board job: the other pages' figures (qrels, topic depths, recall, curves, leave-one-run/team-out)",
+                     f"{seconds - scored:.1f} s"))
+        extras = sum(p.stat().st_size for p in path.parent.glob("extras/*.parquet"))
+        rows.append(("board file size (+ the other pages' figures)",
+                     f"{path.stat().st_size / 2**20:.1f} MiB (+ {extras / 2**20:.1f} MiB)"))
         check = check_against_trec_eval(path, paths, qrels_path, env)
         rows.append(("board vs `manage.py trec_eval -q`", check))
         if check.startswith(("DIFFERS", "trec_eval failed")):
             failures.append(check)
+        stored = check_stored_figures(collection)
+        rows.append(("stored figures vs computed in the request", stored))
+        if stored.startswith("DIFFERS"):
+            failures.append(stored)
         cookie = organizer_cookie()
         web, url = serve(env, tmp / "gunicorn.log")
         try:
@@ -224,16 +291,11 @@ def main() -> int:
             rows.append(("**leaderboard warm** (median of 5)", f"{warm * 1000:.0f} ms"))
             rows.append(("**web worker peak memory after the leaderboard (VmHWM)**",
                          f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
-            if args.pages:
-                for label, suffix in (("run page", "runs/run000/"), ("topic page", "topics/1/"),
-                                      ("significance", "significance/"), ("curves", "curves/?runs=run000"),
-                                      ("reusability", "reusability/")):
-                    seconds, status, _ = get(f"{url}/collections/bench/{suffix}", cookie)
-                    rows.append((f"{label} first request", f"{seconds:.2f} s (HTTP {status})"))
-                rows.append(("web worker peak memory after every page (VmHWM)", f"{vm_hwm(worker) / 2**20:,.0f} MiB"))
         finally:
             web.send_signal(signal.SIGTERM)
             web.wait(timeout=30)
+        if args.pages:
+            rows += time_pages(env, tmp, cookie, failures)
     print(f"| {args.runs} runs | |\n|---|---:|")
     for label, value in rows:
         print(f"| {label} | {value} |")
