@@ -15,8 +15,10 @@ import pandas as pd
 from django.db.models import Max
 
 from pooling.extensions import document_offered, judged_documents
+from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
+from pooling.strategies.cal import CalParams
 from workbench.cache import LRU
 from workbench.models import Topic
 from workbench.selectors import run_frames
@@ -51,9 +53,11 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
         params = pool.params
         budget = params.get("budgets", {}).get(qid, params.get("budget"))
         frames = run_frames(pool.collection, tags=params["runs"])
-        strategy = registry.get(pool.strategy).build(_topic_runs(frames, qid), registry.PoolParams(
+        chosen = registry.get(pool.strategy)
+        strategy = chosen.build(_topic_runs(frames, qid), registry.PoolParams(
             budget={qid: int(budget or 0)}, depth=params.get("depth", 100), seed=pool.seed,
-            shared=params.get("shared", False)))
+            shared=params.get("shared", False), cal=CalParams(**params["cal"]) if "cal" in params else None,
+            corpus=corpus_for(pool.collection) if chosen.needs_corpus else None))
         cached = (strategy, 0)
     strategy, recorded = cached
     for docno, relevant in sequence[recorded:]:

@@ -19,7 +19,7 @@ from workbench.selectors import run_frames
 
 __all__ = ["SIMULATED", "SimulationRefused", "Simulation", "simulate_pool"]
 
-SIMULATED = ("cal", "depth", *registry.adaptive_names())
+SIMULATED = ("depth", *registry.adaptive_names())
 
 
 class SimulationRefused(ValueError):
@@ -38,12 +38,6 @@ class Simulation:
     sample_size: int = 1000
     cal: CalParams | None = None
     runs: tuple[str, ...] | None = None
-
-
-def topic_texts(collection: Collection) -> dict[str, str]:
-    """qid -> title and description, the text ``cal`` seeds its classifier with."""
-    return {qid: " ".join(x for x in (title, description) if x)
-            for qid, title, description in collection.topics.values_list("qid", "title", "description")}
 
 
 def _runs(collection: Collection, qids: list[str], tags=None) -> dict:
@@ -73,7 +67,7 @@ def _pool(collection: Collection, spec: Simulation, qids: list[str]):
         params = spec.cal or CalParams(budget=spec.budget, seed=spec.seed)
         rule = make_rule(spec.stop, target_recall=spec.target_recall, confidence=spec.confidence,
                          sample_size=spec.sample_size)
-        texts = topic_texts(collection)
+        texts = stored_features.topic_texts(collection)
         seeds = _seed_docs(_runs(collection, qids, spec.runs), params.seed_depth) if params.seed_depth else {}
         return CalPool(features, {q: texts[q] for q in qids}, params, stop_rule=rule, seed_docs=seeds)
     if spec.stop:

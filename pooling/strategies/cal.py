@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -39,9 +39,9 @@ from sklearn.linear_model import LogisticRegression
 
 from .features import Features
 from .ranking import sorted_topics, topic_rng
-from .stopping import StopDecision, StopRule, recall_estimate, relevant_estimate
+from .stopping import StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
 
-__all__ = ["CalParams", "CalPool"]
+__all__ = ["CalParams", "CalPool", "Corpus"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,10 @@ class CalParams:
     c: float = 1.0
     query_weight: float = 1.0
     seed: int = 0
+    stop: str | None = None
+    target_recall: float = 0.8
+    confidence: float = 0.95
+    sample_size: int = 1000
 
     def __post_init__(self):
         problems = []
@@ -76,10 +80,50 @@ class CalParams:
             problems.append(f"C must be positive, not {self.c}")
         if problems:
             raise ValueError("; ".join(problems))
+        self.rule()  # refuses an unknown rule or a target / confidence outside (0, 1)
+
+    def rule(self) -> StopRule:
+        return make_rule(self.stop, target_recall=self.target_recall, confidence=self.confidence,
+                         sample_size=self.sample_size)
 
     def as_dict(self) -> dict:
-        return {"budget": self.budget, "growth": self.growth, "presumed": self.presumed,
-                "seed_depth": self.seed_depth, "c": self.c, "seed": self.seed}
+        """JSON for the pool's record; ``CalParams(**as_dict())`` rebuilds it."""
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, pairs: Sequence[str]) -> CalParams:
+        """From ``KEY=VALUE`` words (the command's ``--cal``, the form's field), each checked against the
+        declared fields: ``CalParams.parse(["growth=0.2", "stop=target"])``."""
+        kinds = {f.name: f.type for f in fields(cls)}
+        values: dict = {}
+        for pair in pairs:
+            key, sep, text = pair.partition("=")
+            key = key.strip().replace("-", "_")
+            if not sep or key not in kinds:
+                raise ValueError(f"{pair!r} is not KEY=VALUE with KEY one of {', '.join(kinds)}")
+            values[key] = _value(key, kinds[key], text.strip())
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What cal learns over: the collection's features and the topics' texts (qid -> text)."""
+
+    features: Features
+    topics: Mapping[str, str]
+
+
+def _value(key: str, kind: str, text: str):
+    if text.lower() in ("none", "") and "None" in kind:
+        return None
+    try:
+        if kind.startswith("int"):
+            return int(text)
+        if kind.startswith("float"):
+            return float(text)
+    except ValueError:
+        raise ValueError(f"{key}={text!r} is not a number") from None
+    return text
 
 
 class _Topic:
@@ -114,11 +158,14 @@ class CalPool:
                  stop_rule: StopRule | None = None, seed_docs: Mapping[str, Sequence[str]] | None = None,
                  budgets: Mapping[str, int] | None = None):
         self.features = features
-        self.params = params or CalParams()
-        self.rule = stop_rule or StopRule()
+        self.cal = params or CalParams()
+        self.rule = stop_rule or self.cal.rule()
         self.texts = {str(q): str(t) for q, t in topics.items()}
         self.seed_docs = {str(q): list(d) for q, d in (seed_docs or {}).items()}
-        self.budgets = {q: (budgets or {}).get(q, self.params.budget) for q in self.texts}
+        self.budgets = {q: (budgets or {}).get(q, self.cal.budget) for q in self.texts}
+        #: the runs' documents it was seeded with (qid, docno, tag, rank), for provenance
+        self.ranked = pd.DataFrame({"qid": [], "docno": [], "tag": [], "rank": []})
+        self.params = {"runs": [], **self.cal.as_dict()}
         self._index = features.index()
         self._topics: dict[str, _Topic] = {}
 
@@ -189,9 +236,9 @@ class CalPool:
         qid = str(qid)
         t = self._topics.get(qid)
         if t is None and qid in self.texts:
-            seeds = [self._index[d] for d in self.seed_docs.get(qid, [])[:self.params.seed_depth]
+            seeds = [self._index[d] for d in self.seed_docs.get(qid, [])[:self.cal.seed_depth]
                      if d in self._index]
-            t = _Topic(len(self.features), self.budgets[qid], topic_rng(self.params.seed, qid),
+            t = _Topic(len(self.features), self.budgets[qid], topic_rng(self.cal.seed, qid),
                        self.features.query(self.texts[qid]), seeds)
             self._topics[qid] = t
         return t
@@ -248,7 +295,7 @@ class CalPool:
         top = np.argpartition(-scores, size - 1)[:size] if size < len(scores) else np.arange(len(scores))
         top = top[np.lexsort((top, -scores[top]))]
         t.queue.extend(int(d) for d in top if not t.reviewed[d])
-        t.batch += math.ceil(t.batch * self.params.growth)
+        t.batch += math.ceil(t.batch * self.cal.growth)
         t.rounds += 1
         return bool(t.queue)
 
@@ -257,7 +304,7 @@ class CalPool:
         judged = np.array([d for d, _ in t.review], dtype=np.int64)
         labels = np.array([int(r) for _, r in t.review], dtype=np.int64)
         unknown = np.flatnonzero((t.relevance < 0) & ~t.side_member)
-        presumed = t.rng.choice(unknown, size=min(self.params.presumed, len(unknown)), replace=False)
+        presumed = t.rng.choice(unknown, size=min(self.cal.presumed, len(unknown)), replace=False)
         rows = sp.vstack([t.query, matrix[judged], matrix[presumed]]).tocsr()
         y = np.concatenate([[1], labels, np.zeros(len(presumed), dtype=np.int64)])
         if y.min() == y.max():  # a single class (no unjudged document left to presume): rank by the topic text
@@ -265,9 +312,9 @@ class CalPool:
         # fit on the columns the training rows use (the others get weight 0 under L2 anyway): a fit then
         # costs the training set's size, not the 2**20 hashed columns
         columns = np.unique(rows.indices)
-        model = LogisticRegression(C=self.params.c, class_weight="balanced", solver="liblinear")
+        model = LogisticRegression(C=self.cal.c, class_weight="balanced", solver="liblinear")
         weight = np.ones(len(y))
-        weight[0] = self.params.query_weight
+        weight[0] = self.cal.query_weight
         model.fit(rows[:, columns], y, sample_weight=weight)
         weights = np.zeros(matrix.shape[1], dtype=np.float32)
         weights[columns] = model.coef_.ravel()

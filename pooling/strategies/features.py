@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
@@ -86,15 +87,22 @@ class Features:
         vec = _log_tf(_vectorizer(self.n_features, self.stemmed).transform([text or ""])).multiply(self.idf[None, :])
         return normalize(sp.csr_matrix(vec, dtype=np.float32))
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path | BinaryIO) -> None:
         """One ``.npz`` file (no pickles): the sparse matrix, the idf and the docnos."""
-        m = self.matrix
+        if not isinstance(path, str | Path):
+            self._write(path)
+            return
         with open(path, "wb") as handle:
-            np.savez(handle, data=m.data, indices=m.indices, indptr=m.indptr, shape=np.array(m.shape),
-                     idf=self.idf, stemmed=np.array(self.stemmed), docnos=np.asarray([str(d) for d in self.docnos], dtype=str))
+            self._write(handle)
+
+    def _write(self, handle: BinaryIO) -> None:
+        m = self.matrix
+        np.savez(handle, data=m.data, indices=m.indices, indptr=m.indptr, shape=np.array(m.shape),
+                 idf=self.idf, stemmed=np.array(self.stemmed),
+                 docnos=np.asarray([str(d) for d in self.docnos], dtype=str))
 
 
-def load_features(path: str | Path) -> Features:
+def load_features(path: str | Path | BinaryIO) -> Features:
     with np.load(path, allow_pickle=False) as z:
         matrix = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
         return Features(np.asarray(z["docnos"], dtype=object), matrix, z["idf"], bool(z["stemmed"]))

@@ -1,0 +1,75 @@
+"""A cal pool in the workbench: built like the adaptive pools, fed by the assessors' judgments."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from judging.assignments import assignments_create
+from judging.models import AssignmentItem
+from judging.services import judgment_record
+from pooling.models import CollectionFeatures, Pool, PoolEntry
+from tests import factories
+from workbench.models import Document
+
+TEXTS = {"c0": "organized crime mafia smuggling ring",
+         **{f"m{i}": f"mafia smuggling ring arrested harbour {i}" for i in range(3)},
+         **{f"n{i}": f"weather bulletin rainfall forecast {i}" for i in range(30)}}
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def collection(db):
+    collection = factories.collection_with_topics()
+    Document.objects.bulk_create(Document(collection=collection, docno=d, text=t) for d, t in TEXTS.items())
+    return collection
+
+
+def judge_next(assessor, grade: int, token: str) -> str | None:
+    item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
+    if item is None:
+        return None
+    judgment_record(item_id=item.pk, user=assessor, grade=grade, client_token=token)
+    return item.docno
+
+
+def test_the_next_document_comes_from_the_model_retrained_on_the_judgments(collection, assessor):
+    out = run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
+    assert "added 3 documents" in out  # one per topic to start with
+    pool = Pool.objects.get()
+    assert pool.params["cal"]["budget"] == 4 and pool.params["runs"] == []
+    assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS)
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    first = judge_next(assessor, 1, "a")
+    assert first == "c0"  # the only document that shares a word with the topic's text
+    # c0 taught the classifier 'mafia', 'smuggling', 'ring': the next batch is the documents that say so
+    following = [judge_next(assessor, 1, f"b{n}") for n in range(3)]
+    assert sorted(following) == ["m0", "m1", "m2"]
+    assert judge_next(assessor, 1, "end") is None  # budget of 4 spent
+    assert PoolEntry.objects.filter(pool=pool, topic__qid="301").count() == 4
+
+
+def test_cal_parameters_are_checked_once_with_one_clear_line(collection):
+    with pytest.raises(CommandError, match="growth"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "growth=-1")
+    with pytest.raises(CommandError, match="is not KEY=VALUE"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "speed=3")
+    with pytest.raises(CommandError, match="unknown stopping rule"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "stop=elbow")
+    with pytest.raises(CommandError, match="needs a budget"):
+        run("build_pool", "robust", "--strategy", "cal")
+    assert not Pool.objects.exists()
+
+
+def test_cal_refuses_a_collection_without_documents(db):
+    factories.collection_with_topics("bare")
+    with pytest.raises(CommandError, match="import the collection's documents"):
+        run("build_pool", "bare", "--strategy", "cal", "--budget", "4")
