@@ -63,7 +63,28 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
     for docno, relevant in sequence[recorded:]:
         strategy.next_document(qid)  # replay as it happened: the strategy offers, the assessor judges
         strategy.record(qid, docno, relevant)
+    reason = pool.params.get("stopped", {}).get(qid)
+    if reason is not None and hasattr(strategy, "stop"):  # an organizer stopped the topic by hand
+        strategy.stop(qid, reason)
     return strategy
+
+
+def topic_status(pool: Pool, qid: str) -> dict | None:
+    """A cal topic's stopping state and estimates (:meth:`.strategies.cal.CalPool.status`) after the
+    judgments made so far; None for strategies without one."""
+    if not registry.get(pool.strategy).needs_corpus:
+        return None
+    offered = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
+                   .values_list("docno", flat=True))
+    known = _relevance(pool, qid, offered)
+    judged = []
+    for docno in offered:
+        if docno not in known:
+            break
+        judged.append((docno, known[docno]))
+    strategy = _topic_strategy(pool, qid, judged)
+    _strategies.put((pool.pk, qid), (strategy, len(judged)))
+    return strategy.status(qid)
 
 
 def _add_entry(pool: Pool, topic: Topic, strategy, docno: str, order: int) -> PoolEntry:

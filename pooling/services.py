@@ -158,3 +158,17 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
 def seed_from(value: int | None) -> int:
     """A recorded seed: the given one, or a fresh random one."""
     return int(value) if value is not None else int(np.random.default_rng().integers(0, 2**31 - 1))
+
+
+@transaction.atomic
+def pool_topic_stop(*, pool: Pool, qid: str, reason: str = "") -> None:
+    """Stop a cal pool's topic by hand: no new document is offered (one already offered stays to judge)."""
+    if not registry.get(pool.strategy).needs_corpus:
+        raise PoolRefused(f"pool {pool} ({pool.strategy}) has no topics to stop: only cal pools stop by topic")
+    if not pool.collection.topics.filter(qid=qid).exists():
+        raise PoolRefused(f"no topic {qid!r} in collection {pool.collection.slug!r}")
+    pool = Pool.objects.select_for_update().get(pk=pool.pk)
+    stopped = dict(pool.params.get("stopped", {}))
+    stopped[qid] = reason.strip() or "stopped by hand"
+    pool.params = {**pool.params, "stopped": stopped}
+    pool.save(update_fields=["params", "updated_at"])

@@ -174,7 +174,7 @@ class Target(_Sampled):
         k = self.target_size
         if sample_positives < k:
             return StopDecision(False, self.name, f"target set incomplete: {sample_positives} of {k} relevant "
-                                                  "documents after sampling the whole collection")
+                                                  "documents drawn")
         if sample_found >= k:
             return self._stop(review, f"the review found all {k} target documents")
         return StopDecision(False, self.name, f"the review found {sample_found} of {k} target documents")

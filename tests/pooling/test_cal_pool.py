@@ -73,3 +73,33 @@ def test_cal_refuses_a_collection_without_documents(db):
     factories.collection_with_topics("bare")
     with pytest.raises(CommandError, match="import the collection's documents"):
         run("build_pool", "bare", "--strategy", "cal", "--budget", "4")
+
+
+def test_the_pools_page_shows_each_topics_stopping_state_and_the_organizer_stops_one(collection, assessor,
+                                                                                     organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3",
+        "--cal", "stop=target", "target_recall=0.5", "confidence=0.5")
+    pool = Pool.objects.get()
+    client.force_login(organizer)
+    page = client.get("/console/robust/pools/").content.decode()
+    assert "Stopping state of main" in page
+    assert "target set incomplete: 0 of 1 relevant documents drawn" in page  # 1 target: 50% at 50%
+    response = client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "302", "reason": "off topic"})
+    assert response.status_code == 302
+    page = client.get("/console/robust/pools/").content.decode()
+    assert "stopped</strong> (hand) at 0: off topic" in page
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["302"])
+    # the document offered before the stop stays to judge; after it, nothing more comes for 302
+    assert judge_next(assessor, 0, "x") is not None
+    assert judge_next(assessor, 0, "y") is None
+
+
+def test_only_organizers_stop_topics_and_unknown_topics_are_refused(collection, assessor, organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4")
+    pool = Pool.objects.get()
+    client.force_login(assessor)
+    assert client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "301"}).status_code in (302, 403)
+    assert "stopped" not in Pool.objects.get().params
+    client.force_login(organizer)
+    response = client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "999"})
+    assert response.status_code == 400 and b"no topic '999'" in response.content
