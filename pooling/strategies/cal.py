@@ -132,6 +132,9 @@ class _Topic:
         self.relevance = np.full(n_docs, -1, dtype=np.int8)  # -1 unknown, 0 / 1 judged (review or side)
         self.reviewed = np.zeros(n_docs, dtype=bool)
         self.side_member = np.zeros(n_docs, dtype=bool)
+        self.side_positives = 0
+        self.side_found = 0
+        self.review_labels: list[bool] = []
         self.review: list[tuple[int, bool]] = []
         self.side: list[tuple[int, bool]] = []
         self.side_order = rng.permutation(n_docs)
@@ -145,8 +148,20 @@ class _Topic:
         self.decision: StopDecision | None = None
 
     def sample_counts(self) -> tuple[int, int]:
-        positives = [d for d, r in self.side if r]
-        return len(positives), int(self.reviewed[positives].sum()) if positives else 0
+        """(relevant documents in the side sample, how many of them the review has reached)."""
+        return self.side_positives, self.side_found
+
+    def add_side(self, doc: int, relevant: bool) -> None:
+        self.side.append((doc, relevant))
+        self.side_member[doc] = True
+        self.side_positives += relevant
+        self.side_found += relevant and bool(self.reviewed[doc])
+
+    def add_review(self, doc: int, relevant: bool) -> None:
+        self.reviewed[doc] = True
+        self.review.append((doc, relevant))
+        self.review_labels.append(relevant)
+        self.side_found += relevant and bool(self.side_member[doc])
 
 
 class CalPool:
@@ -193,8 +208,7 @@ class CalPool:
         if t.pending == doc:
             t.pending = None
         if self._sampling(t) and (not t.side or t.side[-1][0] != doc) and doc == self._side_head(t):
-            t.side.append((doc, relevant))
-            t.side_member[doc] = True
+            t.add_side(doc, relevant)
         else:
             self._reviewed(t, doc, relevant)
         return True
@@ -223,7 +237,7 @@ class CalPool:
         """Stopping state and estimates of a topic (what the dashboard and the simulation show)."""
         t = self._topic(qid)
         positives, found = t.sample_counts()
-        decision = t.decision or self.rule.check([r for _, r in t.review], positives, found)
+        decision = t.decision or self.rule.check(t.review_labels, positives, found)
         found_all = sum(r for _, r in t.review)
         return {"decision": decision.as_dict(), "judgments": len(t.review), "found": found_all,
                 "side_judgments": len(t.side), "side_relevant": positives, "rounds": t.rounds,
@@ -244,7 +258,7 @@ class CalPool:
         return t
 
     def _sampling(self, t: _Topic) -> bool:
-        return self.rule.samples and self.rule.wants_sample([r for _, r in t.side], len(self.features))
+        return self.rule.samples and self.rule.wants_sample(len(t.side), t.side_positives, len(self.features))
 
     def _side_head(self, t: _Topic) -> int | None:
         for doc in t.side_order[len(t.side):]:
@@ -258,8 +272,7 @@ class CalPool:
             doc = self._side_head(t)
             if t.relevance[doc] < 0:
                 return doc
-            t.side.append((doc, bool(t.relevance[doc])))  # judged before it was drawn: no new judgment
-            t.side_member[doc] = True
+            t.add_side(doc, bool(t.relevance[doc]))  # judged before it was drawn: no new judgment
         while True:
             while t.queue and t.reviewed[t.queue[0]]:
                 t.queue.popleft()
@@ -274,13 +287,12 @@ class CalPool:
                 return None
 
     def _reviewed(self, t: _Topic, doc: int, relevant: bool) -> None:
-        t.reviewed[doc] = True
-        t.review.append((doc, relevant))
+        t.add_review(doc, relevant)
         if t.queue and t.queue[0] == doc:
             t.queue.popleft()
         if self.rule.name != "none":
             positives, found = t.sample_counts()
-            decision = self.rule.check([r for _, r in t.review], positives, found)
+            decision = self.rule.check(t.review_labels, positives, found)
             if decision.stopped:
                 t.decision = decision
 

@@ -115,8 +115,9 @@ class StopRule:
     name = "none"
     samples = False
 
-    def wants_sample(self, labels: Sequence[bool], population: int) -> bool:
-        """Whether the side sample needs another document (``labels``: its judgments so far)."""
+    def wants_sample(self, sampled: int, positives: int, population: int) -> bool:
+        """Whether the side sample (``sampled`` documents so far, ``positives`` of them relevant, drawn from
+        ``population``) needs another document."""
         return False
 
     def check(self, review: Sequence[bool], sample_positives: int, sample_found: int) -> StopDecision:
@@ -167,8 +168,8 @@ class Target(_Sampled):
     def target_size(self) -> int:
         return math.ceil(math.log(1 - self.confidence) / math.log(self.target_recall) - 1e-12)
 
-    def wants_sample(self, labels, population) -> bool:
-        return sum(labels) < self.target_size and len(labels) < population
+    def wants_sample(self, sampled, positives, population) -> bool:
+        return positives < self.target_size and sampled < population
 
     def check(self, review, sample_positives, sample_found) -> StopDecision:
         k = self.target_size
@@ -197,8 +198,8 @@ class QBCB(_Sampled):
             raise ValueError(f"the QBCB sample needs at least one document, not {sample_size}")
         self.sample_size = sample_size
 
-    def wants_sample(self, labels, population) -> bool:
-        return len(labels) < min(self.sample_size, population)
+    def wants_sample(self, sampled, positives, population) -> bool:
+        return sampled < min(self.sample_size, population)
 
     def check(self, review, sample_positives, sample_found) -> StopDecision:
         j = qbcb_threshold(sample_positives, self.target_recall, self.confidence)

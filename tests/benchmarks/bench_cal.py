@@ -94,7 +94,7 @@ def bench_workbench(docnos, texts, topics, relevant, n_judgments: int = 100) -> 
     call_command("migrate", verbosity=0)
     from judging.assignments import assignments_create
     from judging.models import AssignmentItem
-    from judging.services import judgment_record
+    from judging import services as judging_services
     from pooling.services import pool_build
     from pooling.strategies.cal import CalParams
     from workbench.models import Document, Topic
@@ -116,7 +116,7 @@ def bench_workbench(docnos, texts, topics, relevant, n_judgments: int = 100) -> 
     for n in range(n_judgments):
         item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
         clock = time.perf_counter()
-        judgment_record(item_id=item.pk, user=assessor, grade=int(item.docno in relevant[qid]), client_token=f"t{n}")
+        judging_services.judgment_record(item_id=item.pk, user=assessor, grade=int(item.docno in relevant[qid]), client_token=f"t{n}")
         nxt = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
         ms.append((time.perf_counter() - clock) * 1000)
         if nxt is None:

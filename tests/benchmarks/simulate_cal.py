@@ -12,8 +12,9 @@ topics and three runs written here with bm25s 0.3.16 (top 1000 per topic, title 
 * ``tfidf``: cosine over scikit-learn tf-idf vectors (no stemming).
 
 Then runs ``manage.py simulate_pool vaswani --strategy S --qrels qrels --budget B --format json`` for
-cal, depth (the depth-100 pool of the three runs in pool-rank order), mtf and maxmean, and a one-run
-depth simulation per BM25 run (= that ranking judged top down), and the stopping rules on cal; prints
+cal, depth (the depth-1000 pool of the three runs in pool-rank order), mtf and maxmean (candidates to
+depth 1000, so that every strategy can spend the budget), and a one-run depth simulation per BM25 run
+(= that ranking judged top down), then the stopping rules on cal (budget --stop-budget); prints
 the tables of the README.
 """
 
@@ -101,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", type=int, nargs="+", default=[100, 300])
     parser.add_argument("--stop-budget", type=int, default=1000)
+    parser.add_argument("--rules", nargs="*", default=["knee", "target", "qbcb"])
     parser.add_argument("--keep", type=Path, default=None, help="keep the scratch workbench in this directory")
     args = parser.parse_args()
     if not VASWANI.is_dir():
@@ -108,29 +110,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         var = args.keep or Path(tmp)
         var.mkdir(parents=True, exist_ok=True)
-        env = setup(var)
+        env = setup(var) if not (var / "sim.sqlite3").exists() else {
+            **os.environ, "WORKBENCH_VAR_DIR": str(var), "DATABASE_URL": f"sqlite:///{var / 'sim.sqlite3'}"}
         print("| judgments/topic | strategy | mean recall | relevant found | vs BM25 top-down |")
         print("|---:|---|---:|---:|---:|")
         for budget in args.budgets:
             rows = {}
+            deep = ("--depth", "1000")  # every run-based strategy can spend the budget (the runs have 1000)
             for tag in ("bm25", "bm25-nostem"):
-                rows[f"{tag} top-down"] = simulate(env, "depth", budget, "--runs", tag)
-            rows["depth (3 runs)"] = simulate(env, "depth", budget)
-            for strategy in ("mtf", "maxmean", "cal"):
-                rows[strategy] = simulate(env, strategy, budget)
+                rows[f"{tag} top-down"] = simulate(env, "depth", budget, "--runs", tag, *deep)
+            rows["depth (3 runs, pool-rank order)"] = simulate(env, "depth", budget, *deep)
+            for strategy in ("mtf", "maxmean"):
+                rows[strategy] = simulate(env, strategy, budget, *deep)
+            rows["cal"] = simulate(env, "cal", budget)
+            rows["cal, bm25's top 10 judged first"] = simulate(env, "cal", budget, "--runs", "bm25",
+                                                                "--seed-depth", "10")
             base = rows["bm25 top-down"]["found"]
             for name, result in rows.items():
                 print(f"| {budget} | {name} | {result['mean_recall']:.3f} | {result['found']} | "
                       f"{result['found'] / base - 1:+.1%} |")
         print()
-        print("| rule | target | topics stopped | reached target | judgments when stopped | side judgments |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for rule in ("knee", "target", "qbcb"):
+        print("| rule | target | topics stopped | reached target | mean recall when stopped | judgments when stopped "
+              "| side judgments per topic |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for rule in args.rules:
             result = simulate(env, "cal", args.stop_budget, "--stop", rule, "--target-recall", "0.8")
             s = result["stopping"]
             side = sum(t.get("side_judgments", 0) for t in result["topics"].values()) / len(result["topics"])
             print(f"| {rule} | {s['target_recall'] or '-'} | {s['stopped']} of {s['topics']} | "
-                  f"{s['reached_target']} ({s['share_reached'] if s['share_reached'] is not None else '-'}) | "
+                  f"{s['reached_target'] if s['target_recall'] else '-'} | {s['mean_recall_when_stopped'] or '-'} | "
                   f"{s['mean_judgments_when_stopped'] or '-'} | {side:.0f} |")
 
 
