@@ -8,7 +8,7 @@ every judgment that exists.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,12 +110,20 @@ def _build_fixed(pool: Pool, strategy: registry.Strategy, frames, request: regis
     return written
 
 
+def _cal_params(cal: CalParams | Mapping | None) -> CalParams:
+    """The cal parameters as given by the command (an object) or a job (its JSON)."""
+    try:
+        return cal if isinstance(cal, CalParams) else CalParams(**(cal or {}))
+    except (TypeError, ValueError) as exc:
+        raise PoolRefused(str(exc)) from None
+
+
 @transaction.atomic
 def pool_build(*, collection: Collection, name: str = "main", strategy: str = "depth", depth: int | None = None,
                budget: int | None = None, total_budget: int | None = None, tags: Sequence[str] | None = None,
                runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled",
                strata: Sequence[S.Stratum] | None = None, shared: bool = False,
-               cal: CalParams | None = None) -> PoolBuildSummary:
+               cal: CalParams | Mapping | None = None) -> PoolBuildSummary:
     """Build the pool ``name`` of the collection, or extend it if it exists.
 
     Fixed strategies (depth, rrf, borda, sampled) write their entries now. Adaptive ones (mtf,
@@ -136,7 +144,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
               "runs_per_team": runs_per_team, "seed": seed, "order": order}
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
                                   shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
-                                  cal=(cal or CalParams()) if chosen.needs_corpus else None,
+                                  cal=_cal_params(cal) if chosen.needs_corpus else None,
                                   corpus=corpus_for(collection) if chosen.needs_corpus else None)
     try:
         if chosen.adaptive:

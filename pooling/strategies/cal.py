@@ -91,6 +91,10 @@ class CalParams:
         return asdict(self)
 
     @classmethod
+    def keys(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
     def parse(cls, pairs: Sequence[str]) -> CalParams:
         """From ``KEY=VALUE`` words (the command's ``--cal``, the form's field), each checked against the
         declared fields: ``CalParams.parse(["growth=0.2", "stop=target"])``."""

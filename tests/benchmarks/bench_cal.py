@@ -92,9 +92,9 @@ def bench_workbench(docnos, texts, topics, relevant, n_judgments: int = 100) -> 
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from judging import services as judging_services
     from judging.assignments import assignments_create
     from judging.models import AssignmentItem
-    from judging import services as judging_services
     from pooling.services import pool_build
     from pooling.strategies.cal import CalParams
     from workbench.models import Document, Topic

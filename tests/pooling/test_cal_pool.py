@@ -103,3 +103,23 @@ def test_only_organizers_stop_topics_and_unknown_topics_are_refused(collection, 
     client.force_login(organizer)
     response = client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "999"})
     assert response.status_code == 400 and b"no topic '999'" in response.content
+
+
+def test_the_console_previews_a_cal_pool_and_builds_it_with_its_parameters_in_a_job(collection, organizer, client):
+    from workbench.models import Job
+
+    client.force_login(organizer)
+    url = "/console/robust/pools/"
+    form = {"name": "learned", "strategy": "cal", "budget": "5", "order": "pool", "seed": "2",
+            "cal": "stop=qbcb sample_size=10 target_recall=0.7"}
+    preview = client.post(url, {**form, "action": "preview"})
+    assert preview.status_code == 200
+    assert {r["qid"]: r["budget"] for r in preview.context["preview"].rows} == {"301": 5, "302": 5, "303": 5}
+    response = client.post(url, {**form, "action": "build"})
+    assert response.status_code == 302
+    job = Job.objects.get(pk=int(response["Location"].rstrip("/").split("/")[-1]))
+    assert job.status == "done", job.error
+    pool = Pool.objects.get(name="learned")
+    assert pool.params["cal"]["stop"] == "qbcb" and pool.params["cal"]["sample_size"] == 10
+    bad = client.post(url, {**form, "cal": "stop=qbcb target_recall=7", "action": "preview"})
+    assert bad.status_code == 400 and "target recall must be between 0 and 1" in bad.content.decode()
