@@ -66,7 +66,7 @@ def _pool(collection: Collection, spec: Simulation, qids: list[str]):
                                     "(import_documents)")
         params = spec.cal or CalParams(budget=spec.budget, seed=spec.seed)
         rule = make_rule(spec.stop, target_recall=spec.target_recall, confidence=spec.confidence,
-                         sample_size=spec.sample_size)
+                         sample_size=spec.sample_size) if spec.stop else None  # else the one --cal names
         texts = stored_features.topic_texts(collection)
         seeds = _seed_docs(_runs(collection, qids, spec.runs), params.seed_depth) if params.seed_depth else {}
         return CalPool(features, {q: texts[q] for q in qids}, params, stop_rule=rule, seed_docs=seeds)

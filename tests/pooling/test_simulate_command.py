@@ -108,3 +108,11 @@ def test_qrels_of_other_topics_and_collections_without_documents_are_refused(tra
         run("simulate_pool", "empty", "--strategy", "cal", "--qrels", str(qrels))
     with pytest.raises(CommandError, match="no collection 'nope'"):
         run("simulate_pool", "nope", "--strategy", "cal", "--qrels", str(qrels))
+
+
+def test_cal_takes_its_parameters_as_build_pool_does(track):
+    _, qrels = track
+    result = simulate(qrels, "--strategy", "cal", "--budget", "10", "--cal", "growth=0", "presumed=5")
+    assert result["topics"]["301"]["found"] == 6
+    with pytest.raises(CommandError, match="is not KEY=VALUE"):
+        simulate(qrels, "--strategy", "cal", "--cal", "speed=9")

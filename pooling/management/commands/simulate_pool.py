@@ -1,4 +1,5 @@
 import json
+from dataclasses import replace
 
 from pooling.simulation import SIMULATED, Simulation, SimulationRefused, simulate_pool
 from pooling.strategies.cal import CalParams
@@ -31,6 +32,8 @@ class Command(WorkbenchCommand):
         parser.add_argument("--sample-size", type=int, default=1000, help="qbcb: side sample per topic")
         parser.add_argument("--seed-depth", type=int, default=0,
                             help="cal: judge first the runs' fused top N documents of each topic")
+        parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
+                            help="cal: further parameters, as build_pool's --cal (e.g. growth=0.2 c=3)")
         parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
                             help="Pool only these runs (default: the contributing runs)")
         parser.add_argument("--format", choices=["json", "text"], default="text")
@@ -44,7 +47,8 @@ class Command(WorkbenchCommand):
         except OSError as exc:
             raise Error(f"{opts['qrels']}: cannot read ({exc.strerror or exc})") from None
         try:
-            cal = CalParams(budget=opts["budget"], seed=opts["seed"], seed_depth=opts["seed_depth"])
+            cal = replace(CalParams.parse(opts["cal"]), budget=opts["budget"], seed=opts["seed"],
+                          seed_depth=opts["seed_depth"])
             spec = Simulation(opts["strategy"], opts["budget"], opts["depth"], opts["seed"], opts["stop"],
                               opts["target_recall"], opts["confidence"], opts["sample_size"], cal,
                               tuple(opts["runs"]) if opts["runs"] else None)
