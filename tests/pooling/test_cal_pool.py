@@ -123,3 +123,14 @@ def test_the_console_previews_a_cal_pool_and_builds_it_with_its_parameters_in_a_
     assert pool.params["cal"]["stop"] == "qbcb" and pool.params["cal"]["sample_size"] == 10
     bad = client.post(url, {**form, "cal": "stop=qbcb target_recall=7", "action": "preview"})
     assert bad.status_code == 400 and "target recall must be between 0 and 1" in bad.content.decode()
+
+
+def test_the_pool_page_and_export_of_a_cal_pool_answer(collection, assessor, organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["301"])
+    judge_next(assessor, 1, "a")
+    client.force_login(organizer)
+    page = client.get("/collections/robust/pool/")
+    assert page.status_code == 200 and "Continuous active learning" in page.content.decode()
+    exported = run("export_pool", "robust")
+    assert "c0" in exported
