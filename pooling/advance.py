@@ -15,8 +15,10 @@ import pandas as pd
 from django.db.models import Max
 
 from pooling.extensions import document_offered, judged_documents
+from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
+from pooling.strategies.cal import CalParams
 from workbench.cache import LRU
 from workbench.models import Topic
 from workbench.selectors import run_frames
@@ -51,15 +53,38 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
         params = pool.params
         budget = params.get("budgets", {}).get(qid, params.get("budget"))
         frames = run_frames(pool.collection, tags=params["runs"])
-        strategy = registry.get(pool.strategy).build(_topic_runs(frames, qid), registry.PoolParams(
+        chosen = registry.get(pool.strategy)
+        strategy = chosen.build(_topic_runs(frames, qid), registry.PoolParams(
             budget={qid: int(budget or 0)}, depth=params.get("depth", 100), seed=pool.seed,
-            shared=params.get("shared", False)))
+            shared=params.get("shared", False), cal=CalParams(**params["cal"]) if "cal" in params else None,
+            corpus=corpus_for(pool.collection) if chosen.needs_corpus else None))
         cached = (strategy, 0)
     strategy, recorded = cached
     for docno, relevant in sequence[recorded:]:
         strategy.next_document(qid)  # replay as it happened: the strategy offers, the assessor judges
         strategy.record(qid, docno, relevant)
+    reason = pool.params.get("stopped", {}).get(qid)
+    if reason is not None and hasattr(strategy, "stop"):  # an organizer stopped the topic by hand
+        strategy.stop(qid, reason)
     return strategy
+
+
+def topic_status(pool: Pool, qid: str) -> dict | None:
+    """A cal topic's stopping state and estimates (:meth:`.strategies.cal.CalPool.status`) after the
+    judgments made so far; None for strategies without one."""
+    if not registry.get(pool.strategy).needs_corpus:
+        return None
+    offered = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
+                   .values_list("docno", flat=True))
+    known = _relevance(pool, qid, offered)
+    judged = []
+    for docno in offered:
+        if docno not in known:
+            break
+        judged.append((docno, known[docno]))
+    strategy = _topic_strategy(pool, qid, judged)
+    _strategies.put((pool.pk, qid), (strategy, len(judged)))
+    return strategy.status(qid)
 
 
 def _add_entry(pool: Pool, topic: Topic, strategy, docno: str, order: int) -> PoolEntry:

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from pooling.models import Pool
 from pooling.params import stratum, topic_depths
 from pooling.strategies import registry
+from pooling.strategies.cal import CalParams
 from pooling.strategies.ranking import team_key
 
 
@@ -32,6 +33,9 @@ class PoolBuildForm(forms.Form):
     strata = forms.CharField(required=False, max_length=2000,
                              help_text="Sampled strategy: FIRST-LAST:RATE separated by spaces, e.g. 1-10:1 11-100:0.1")
     shared = forms.BooleanField(required=False, help_text="Bandits: credit a judgment to every run that retrieved the document.")
+    cal = forms.CharField(required=False, max_length=500, label="Active learning parameters",
+                          help_text="Continuous active learning (cal): KEY=VALUE separated by spaces, e.g. stop=target "
+                                    "target_recall=0.8 seed_depth=10. Keys: " + ", ".join(CalParams.keys()) + ".")
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
@@ -76,6 +80,13 @@ class PoolBuildForm(forms.Form):
         except ValueError as exc:
             raise ValidationError(str(exc)) from None
 
+    def clean_cal(self):
+        text = self.cleaned_data.get("cal", "").strip()
+        try:
+            return CalParams.parse(text.split()).as_dict() if text else None
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+
     def clean(self):
         data = super().clean()
         pairs = (data.get("topic_depth") or "").split()
@@ -96,7 +107,7 @@ class PoolBuildForm(forms.Form):
                 "tags": list(data.get("runs") or []) or None, "runs_per_team": data.get("runs_per_team"),
                 "seed": seed, "order": data["order"],
                 "strata": [list(s) for s in data["strata"]] if data.get("strata") else None,
-                "shared": bool(data.get("shared"))}
+                "shared": bool(data.get("shared")), "cal": data.get("cal")}
 
 
 def params_of(arguments: dict) -> registry.PoolParams:

@@ -93,3 +93,21 @@ class PoolProvenance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.pool} round {self.round}"
+
+
+class CollectionFeatures(models.Model):
+    """A collection's document features for active learning (``pooling.strategies.features``), computed once
+    by the job that builds a ``cal`` pool: one ``.npz`` blob, valid while the documents are the same
+    (``documents`` and ``last_document`` fingerprint them)."""
+
+    collection = models.OneToOneField(Collection, on_delete=models.CASCADE, related_name="features")
+    documents = models.PositiveIntegerField()
+    last_document = models.PositiveBigIntegerField()
+    data = models.BinaryField()
+    built_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "collection features"
+
+    def __str__(self) -> str:
+        return f"features of {self.collection} ({self.documents} documents)"

@@ -59,6 +59,19 @@ def _existing(pool: Pool | None) -> pd.DataFrame:
                                      columns=["qid", "docno"])
 
 
+def _corpus_preview(collection: Collection, name: str, strategy: str, params: registry.PoolParams,
+                    pool: Pool | None) -> PoolPreview:
+    if not collection.documents.exists():
+        raise PoolRefused("cal learns from the documents' text: import the collection's documents first")
+    if params.budget is None:
+        raise PoolRefused("cal pooling needs a budget (judgments per topic)")
+    qids = sorted_topics(collection.topics.values_list("qid", flat=True))
+    rows = [{"qid": q, "documents": int(params.budget), "new": int(params.budget), "budget": int(params.budget)}
+            for q in qids]
+    return PoolPreview(strategy=strategy, adaptive=True, runs=[], extends=pool is not None, rows=rows, name=name,
+                       offered=0, groups=[])
+
+
 def pool_preview(*, collection: Collection, name: str = "main", strategy: str = "depth",
                  params: registry.PoolParams, tags=None) -> PoolPreview:
     """The per-topic size of the pool ``pool_build`` would build (or add to pool ``name``)."""
@@ -70,6 +83,8 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
     if pool is not None and pool.strategy != strategy:
         raise PoolRefused(f"pool {pool} was built with {pool.strategy!r}; extend it with the same strategy "
                           f"or give another name")
+    if chosen.needs_corpus:  # cal: one row per topic with its budget; its features are the build job's work
+        return _corpus_preview(collection, name, strategy, params, pool)
     offered, teams, priorities = _offered(collection, tags)
     if strategy == "depth" and isinstance(params.depth, int):
         used = select_runs(offered, teams=teams, priorities=priorities, runs_per_team=params.runs_per_team)

@@ -8,7 +8,7 @@ every judgment that exists.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,8 +18,10 @@ from django.db.models import Max
 from pooling import advance
 from pooling import strategies as S
 from pooling.entries import PoolRefused, write_round
+from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
+from pooling.strategies.cal import CalParams
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -42,8 +44,9 @@ class PoolBuildSummary:
         return text + (f" of the {self.offered} offered" if self.offered > len(self.runs) else "")
 
 
-def runs_for(collection: Collection, tags: Sequence[str] | None):
-    """The runs to pool (the named ones, or every contributing run): frames, teams and priorities by tag."""
+def runs_for(collection: Collection, tags: Sequence[str] | None, *, required: bool = True):
+    """The runs to pool (the named ones, or every contributing run): frames, teams and priorities by tag.
+    ``required=False``: a strategy that can pool without runs (cal learns from the documents)."""
     if tags:
         known = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         unknown = [t for t in tags if t not in known]
@@ -52,7 +55,7 @@ def runs_for(collection: Collection, tags: Sequence[str] | None):
         frames = run_frames(collection, tags=tags)
     else:
         frames = run_frames(collection, contributing_only=True)
-    if not frames:
+    if not frames and required:
         raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
     meta = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "team"))
     priorities = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "pool_priority"))
@@ -85,6 +88,8 @@ def _build_adaptive(pool: Pool, strategy: registry.Strategy, frames, request: re
     adaptive = strategy.build(frames, request)
     params.update({"shared": request.shared, "budgets": {q: int(b) for q, b in adaptive.budgets.items()},
                    "depth": request.depth or 100, "runs": adaptive.params["runs"]})
+    if request.cal is not None:
+        params["cal"] = adaptive.cal.as_dict()
     _record(pool, params, params)
     advance.forget(pool)
     return sum(1 for qid in adaptive.topics if advance.pool_advance(pool=pool, qid=qid) is not None)
@@ -105,11 +110,20 @@ def _build_fixed(pool: Pool, strategy: registry.Strategy, frames, request: regis
     return written
 
 
+def _cal_params(cal: CalParams | Mapping | None) -> CalParams:
+    """The cal parameters as given by the command (an object) or a job (its JSON)."""
+    try:
+        return cal if isinstance(cal, CalParams) else CalParams(**(cal or {}))
+    except (TypeError, ValueError) as exc:
+        raise PoolRefused(str(exc)) from None
+
+
 @transaction.atomic
 def pool_build(*, collection: Collection, name: str = "main", strategy: str = "depth", depth: int | None = None,
                budget: int | None = None, total_budget: int | None = None, tags: Sequence[str] | None = None,
                runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled",
-               strata: Sequence[S.Stratum] | None = None, shared: bool = False) -> PoolBuildSummary:
+               strata: Sequence[S.Stratum] | None = None, shared: bool = False,
+               cal: CalParams | Mapping | None = None) -> PoolBuildSummary:
     """Build the pool ``name`` of the collection, or extend it if it exists.
 
     Fixed strategies (depth, rrf, borda, sampled) write their entries now. Adaptive ones (mtf,
@@ -121,7 +135,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     except registry.StrategyRefused as exc:
         raise PoolRefused(str(exc)) from None
     clock = time.perf_counter()
-    frames, teams, priorities = runs_for(collection, tags)
+    frames, teams, priorities = runs_for(collection, tags, required=not chosen.needs_corpus)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
     # "offered": the runs this build could use; "runs" (set by the strategy): the ones it pooled, after the
@@ -129,7 +143,9 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     params = {"offered": sorted(frames), "runs": None, "depth": depth, "budget": budget, "total_budget": total_budget,
               "runs_per_team": runs_per_team, "seed": seed, "order": order}
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
-                                  shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team)
+                                  shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
+                                  cal=_cal_params(cal) if chosen.needs_corpus else None,
+                                  corpus=corpus_for(collection) if chosen.needs_corpus else None)
     try:
         if chosen.adaptive:
             added, topics = _build_adaptive(pool, chosen, frames, request, params), None
@@ -150,3 +166,17 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
 def seed_from(value: int | None) -> int:
     """A recorded seed: the given one, or a fresh random one."""
     return int(value) if value is not None else int(np.random.default_rng().integers(0, 2**31 - 1))
+
+
+@transaction.atomic
+def pool_topic_stop(*, pool: Pool, qid: str, reason: str = "") -> None:
+    """Stop a cal pool's topic by hand: no new document is offered (one already offered stays to judge)."""
+    if not registry.get(pool.strategy).needs_corpus:
+        raise PoolRefused(f"pool {pool} ({pool.strategy}) has no topics to stop: only cal pools stop by topic")
+    if not pool.collection.topics.filter(qid=qid).exists():
+        raise PoolRefused(f"no topic {qid!r} in collection {pool.collection.slug!r}")
+    pool = Pool.objects.select_for_update().get(pk=pool.pk)
+    stopped = dict(pool.params.get("stopped", {}))
+    stopped[qid] = reason.strip() or "stopped by hand"
+    pool.params = {**pool.params, "stopped": stopped}
+    pool.save(update_fields=["params", "updated_at"])

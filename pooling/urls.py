@@ -6,4 +6,5 @@ app_name = "pooling"
 
 urlpatterns = [
     path("", views.pools, name="pools"),
+    path("<int:pool_id>/stop-topic", views.topic_stop, name="topic_stop"),
 ]

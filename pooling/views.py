@@ -4,15 +4,18 @@ of its size per topic before anything is built); the build itself is a backgroun
 from __future__ import annotations
 
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from pooling import selectors as pooling_selectors
 from pooling.entries import PoolRefused
 from pooling.forms import PoolBuildForm, params_of
 from pooling.models import Pool
 from pooling.preview import pool_preview
-from pooling.services import seed_from
+from pooling.services import pool_topic_stop, seed_from
+from pooling.stopping_view import stopping_states
 from pooling.tasks import build_pool
 from workbench import jobs
 from workbench.access import organizer_required
@@ -22,7 +25,21 @@ from workbench.models import Collection
 def _context(collection: Collection, form: PoolBuildForm, preview=None) -> dict:
     pools = (Pool.objects.filter(collection=collection)
              .annotate(documents=Count("entries"), topics=Count("entries__topic", distinct=True)))
-    return {"collection": collection, "form": form, "preview": preview, "pools": pools}
+    return {"collection": collection, "form": form, "preview": preview, "pools": pools,
+            "stopping": stopping_states(collection)}
+
+
+@organizer_required
+@require_POST
+def topic_stop(request: HttpRequest, slug: str, pool_id: int) -> HttpResponse:
+    """Stop one topic of a cal pool by hand (the stopping-state table's button)."""
+    collection = get_object_or_404(Collection, slug=slug)
+    pool = get_object_or_404(Pool, pk=pool_id, collection=collection)
+    try:
+        pool_topic_stop(pool=pool, qid=request.POST.get("qid", ""), reason=request.POST.get("reason", "")[:200])
+    except PoolRefused as exc:
+        return HttpResponseBadRequest(str(exc))
+    return redirect(reverse("pooling:pools", args=[slug]) + "#stopping")
 
 
 @organizer_required

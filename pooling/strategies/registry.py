@@ -6,7 +6,7 @@ Adding a strategy touches its own module and this registry, nothing else: write 
 refuses (``StrategyRefused``, one line for the user) what it cannot work without.
 
 >>> [s.name for s in STRATEGIES.values() if s.adaptive]
-['mtf', 'maxmean', 'bandit']
+['mtf', 'maxmean', 'bandit', 'cal']
 >>> get("depth").build({}, PoolParams())
 Traceback (most recent call last):
 ...
@@ -16,13 +16,14 @@ pooling.strategies.registry.StrategyRefused: depth pooling needs --depth K
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .adaptive import AdaptivePool, BayesianBandit, MaxMean, MoveToFront
+from .cal import CalParams, CalPool, Corpus
 from .depth import depth_pool
 from .fusion import fusion_pool
-from .ranking import Depth, Runs
+from .ranking import Depth, Runs, ranked_entries
 from .result import PoolResult
 from .sampling import DEFAULT_STRATA, Stratum, stratified_pool
 
@@ -45,7 +46,9 @@ class PoolParams:
     their candidates (default 100). ``budget``: judgments per topic (or per topic id); ``total_budget``:
     over all topics. ``seed``: of sampling and bandits. ``strata``: sampling strata. ``shared``: bandits
     credit every run that retrieved a judged document. ``teams``, ``priorities``, ``runs_per_team``: pool
-    each team's first N runs by priority.
+    each team's first N runs by priority. ``cal``: the parameters of continuous active learning (one
+    object, declared by :class:`.cal.CalParams`); ``corpus``: the collection's features and topic texts,
+    given by the caller to strategies that declare ``needs_corpus``.
     """
 
     depth: Depth | None = None
@@ -57,6 +60,8 @@ class PoolParams:
     teams: Mapping[str, str] | None = None
     priorities: Mapping[str, int] | None = None
     runs_per_team: int | None = None
+    cal: CalParams | None = None
+    corpus: Corpus | None = None
 
     def selection(self) -> dict[str, Any]:
         return {"teams": self.teams, "priorities": self.priorities, "runs_per_team": self.runs_per_team}
@@ -75,6 +80,8 @@ class Strategy:
     recorded: Callable[[PoolParams], dict] = field(default=lambda params: {}, repr=False)
     #: the class of an adaptive pool (what :func:`adaptive_pool` builds), None for fixed pools
     pool_class: type[AdaptivePool] | None = field(default=None, repr=False)
+    #: whether ``build`` needs :attr:`PoolParams.corpus` (the collection's document features)
+    needs_corpus: bool = False
 
 
 def _depth(runs: Runs, p: PoolParams) -> PoolResult:
@@ -105,6 +112,26 @@ def _adaptive(cls: type[AdaptivePool]) -> Callable[[Runs, PoolParams], AdaptiveP
     return build
 
 
+def _cal(runs: Runs, p: PoolParams) -> CalPool:
+    if p.corpus is None:
+        raise StrategyRefused("cal learns from the documents' text: import the collection's documents first")
+    if p.budget is None:
+        raise StrategyRefused("cal pooling needs a budget (--budget N judgments per topic)")
+    per_topic = isinstance(p.budget, Mapping)
+    cal = replace(p.cal or CalParams(), budget=None if per_topic else int(p.budget), seed=p.seed)
+    topics = {q: t for q, t in p.corpus.topics.items() if not per_topic or q in p.budget}
+    seeds, ranked = {}, None
+    if cal.seed_depth and runs:
+        ranked = ranked_entries(runs, cal.seed_depth)[["qid", "docno", "tag", "rank"]]
+        entries = depth_pool(runs, cal.seed_depth).entries
+        seeds = {str(q): list(g["docno"].astype(str)) for q, g in entries.groupby("qid", sort=False)}
+    pool = CalPool(p.corpus.features, topics, cal, seed_docs=seeds,
+                   budgets={str(q): int(b) for q, b in p.budget.items()} if per_topic else None)
+    if ranked is not None:
+        pool.ranked, pool.params["runs"] = ranked, sorted(runs)
+    return pool
+
+
 STRATEGIES: dict[str, Strategy] = {s.name: s for s in [
     Strategy("depth", "Depth-k (TREC)", False, _depth),
     Strategy("rrf", "Reciprocal-rank fusion", False, _fusion("rrf")),
@@ -114,6 +141,7 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in [
     *(Strategy(cls.name, label, True, _adaptive(cls), pool_class=cls)
       for cls, label in [(MoveToFront, "Move-to-front"), (MaxMean, "MaxMean bandit"),
                          (BayesianBandit, "Bayesian bandit")]),
+    Strategy("cal", "Continuous active learning", True, _cal, needs_corpus=True),
 ]}
 
 

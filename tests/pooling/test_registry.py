@@ -19,7 +19,7 @@ def test_the_pool_model_offers_exactly_the_registered_strategies_and_imported_po
 
 
 def test_the_adaptive_strategies_are_the_ones_that_grow_with_judgments():
-    assert registry.adaptive_names() == ["mtf", "maxmean", "bandit"]
+    assert registry.adaptive_names() == ["mtf", "maxmean", "bandit", "cal"]
     assert not registry.is_adaptive("depth") and not registry.is_adaptive("imported")
 
 

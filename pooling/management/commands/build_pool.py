@@ -1,6 +1,7 @@
 from pooling.params import stratum, topic_depths
 from pooling.services import PoolRefused, pool_build, seed_from
 from pooling.strategies import registry
+from pooling.strategies.cal import CalParams
 from workbench.management.base import Error, WorkbenchCommand
 
 
@@ -29,6 +30,9 @@ class Command(WorkbenchCommand):
                             help="Sampling strata, e.g. 1-10:1 11-100:0.1 (sampled strategy)")
         parser.add_argument("--shared", action="store_true",
                             help="Bandits: credit a judgment to every run that retrieved the document")
+        parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
+                            help="cal: its parameters, e.g. stop=target target_recall=0.8 seed_depth=10 "
+                                 "(growth, presumed, c, query_weight, confidence, sample_size)")
         parser.add_argument("--name", default="main", help="Pool name (default: main)")
 
     def handle(self, *args, **opts):
@@ -36,11 +40,12 @@ class Command(WorkbenchCommand):
         try:
             strata = [stratum(s) for s in opts["strata"]] if opts["strata"] else None
             depth = topic_depths(opts["depth"], opts["topic_depth"], collection) if opts["topic_depth"] else opts["depth"]
+            cal = CalParams.parse(opts["cal"]) if opts["cal"] else None
             summary = pool_build(collection=collection, name=opts["name"], strategy=opts["strategy"],
                                  depth=depth, budget=opts["budget"], total_budget=opts["total_budget"],
                                  tags=opts["runs"], runs_per_team=opts["runs_per_team"],
                                  seed=seed_from(opts["seed"]), order=opts["order"], strata=strata,
-                                 shared=opts["shared"])
+                                 shared=opts["shared"], cal=cal)
         except (PoolRefused, ValueError) as exc:
             raise Error(str(exc)) from None
         pool = summary.pool

@@ -1,0 +1,77 @@
+import json
+from dataclasses import replace
+
+from pooling.simulation import SIMULATED, Simulation, SimulationRefused, simulate_pool
+from pooling.strategies.cal import CalParams
+from pooling.strategies.stopping import RULES
+from workbench.formats.qrels import read_qrels
+from workbench.management.base import Error, WorkbenchCommand
+
+
+def fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise ValueError
+    return value
+
+
+class Command(WorkbenchCommand):
+    help = ("Replay a pooling strategy against known qrels (a simulated assessor answers from them): relevant "
+            "documents found per topic at equal judgments, and where a stopping rule stopped.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--strategy", required=True, choices=SIMULATED)
+        parser.add_argument("--qrels", required=True, help="qrels file the simulated assessor answers from")
+        parser.add_argument("--budget", type=int, default=100, help="Judgments per topic (default 100)")
+        parser.add_argument("--depth", type=int, default=100, help="Candidates depth of run-based strategies")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--stop", choices=RULES, default=None, help="cal: stopping rule")
+        parser.add_argument("--target-recall", type=fraction, default=0.8, help="target and qbcb rules (0.8)")
+        parser.add_argument("--confidence", type=fraction, default=0.95, help="of the stated recall (0.95)")
+        parser.add_argument("--sample-size", type=int, default=1000, help="qbcb: side sample per topic")
+        parser.add_argument("--seed-depth", type=int, default=0,
+                            help="cal: judge first the runs' fused top N documents of each topic")
+        parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
+                            help="cal: further parameters, as build_pool's --cal (e.g. growth=0.2 c=3)")
+        parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
+                            help="Pool only these runs (default: the contributing runs)")
+        parser.add_argument("--format", choices=["json", "text"], default="text")
+
+    def handle(self, *args, **opts):
+        collection = self.get_collection(opts["slug"])
+        if opts["budget"] < 1 or opts["depth"] < 1 or opts["sample_size"] < 1:
+            raise Error("--budget, --depth and --sample-size must be at least 1")
+        try:
+            qrels = read_qrels(opts["qrels"])
+        except OSError as exc:
+            raise Error(f"{opts['qrels']}: cannot read ({exc.strerror or exc})") from None
+        try:
+            cal = replace(CalParams.parse(opts["cal"]), budget=opts["budget"], seed=opts["seed"],
+                          seed_depth=opts["seed_depth"])
+            spec = Simulation(opts["strategy"], opts["budget"], opts["depth"], opts["seed"], opts["stop"],
+                              opts["target_recall"], opts["confidence"], opts["sample_size"], cal,
+                              tuple(opts["runs"]) if opts["runs"] else None)
+            result = simulate_pool(collection=collection, qrels=qrels, spec=spec)
+        except (SimulationRefused, ValueError) as exc:
+            raise Error(str(exc)) from None
+        if opts["format"] == "json":
+            self.stdout.write(json.dumps(result, indent=None))
+            return
+        self._text(result)
+
+    def _text(self, result):
+        self.stdout.write(f"{'qid':>8} {'judged':>7} {'found':>6} {'relevant':>8} {'recall':>7}  stopped_at  claimed")
+        for qid, t in result["topics"].items():
+            recall = "-" if t["recall"] is None else f"{t['recall']:.3f}"
+            claimed = "-" if t["claimed_recall"] is None else f"{t['claimed_recall']:.2f}"
+            stopped = "-" if t["stopped_at"] is None else str(t["stopped_at"])
+            self.stdout.write(f"{qid:>8} {t['judgments']:>7} {t['found']:>6} {t['relevant']:>8} {recall:>7}  "
+                              f"{stopped:>10}  {claimed}")
+        mean = "-" if result["mean_recall"] is None else f"{result['mean_recall']:.4f}"
+        self.stdout.write(f"{result['strategy']}: mean recall {mean}, {result['found']} relevant found in "
+                          f"{result['judgments']} judgments")
+        stopping = result.get("stopping")
+        if stopping:
+            self.stdout.write(f"{stopping['rule']}: stopped on {stopping['stopped']} of {stopping['topics']} topics; "
+                              f"reached the target on {stopping['reached_target']}")

@@ -1,0 +1,136 @@
+"""A cal pool in the workbench: built like the adaptive pools, fed by the assessors' judgments."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from judging.assignments import assignments_create
+from judging.models import AssignmentItem
+from judging.services import judgment_record
+from pooling.models import CollectionFeatures, Pool, PoolEntry
+from tests import factories
+from workbench.models import Document
+
+TEXTS = {"c0": "organized crime mafia smuggling ring",
+         **{f"m{i}": f"mafia smuggling ring arrested harbour {i}" for i in range(3)},
+         **{f"n{i}": f"weather bulletin rainfall forecast {i}" for i in range(30)}}
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def collection(db):
+    collection = factories.collection_with_topics()
+    Document.objects.bulk_create(Document(collection=collection, docno=d, text=t) for d, t in TEXTS.items())
+    return collection
+
+
+def judge_next(assessor, grade: int, token: str) -> str | None:
+    item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
+    if item is None:
+        return None
+    judgment_record(item_id=item.pk, user=assessor, grade=grade, client_token=token)
+    return item.docno
+
+
+def test_the_next_document_comes_from_the_model_retrained_on_the_judgments(collection, assessor):
+    out = run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
+    assert "added 3 documents" in out  # one per topic to start with
+    pool = Pool.objects.get()
+    assert pool.params["cal"]["budget"] == 4 and pool.params["runs"] == []
+    assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS)
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    first = judge_next(assessor, 1, "a")
+    assert first == "c0"  # the only document that shares a word with the topic's text
+    # c0 taught the classifier 'mafia', 'smuggling', 'ring': the next batch is the documents that say so
+    following = [judge_next(assessor, 1, f"b{n}") for n in range(3)]
+    assert sorted(following) == ["m0", "m1", "m2"]
+    assert judge_next(assessor, 1, "end") is None  # budget of 4 spent
+    assert PoolEntry.objects.filter(pool=pool, topic__qid="301").count() == 4
+
+
+def test_cal_parameters_are_checked_once_with_one_clear_line(collection):
+    with pytest.raises(CommandError, match="growth"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "growth=-1")
+    with pytest.raises(CommandError, match="is not KEY=VALUE"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "speed=3")
+    with pytest.raises(CommandError, match="unknown stopping rule"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "stop=elbow")
+    with pytest.raises(CommandError, match="needs a budget"):
+        run("build_pool", "robust", "--strategy", "cal")
+    assert not Pool.objects.exists()
+
+
+def test_cal_refuses_a_collection_without_documents(db):
+    factories.collection_with_topics("bare")
+    with pytest.raises(CommandError, match="import the collection's documents"):
+        run("build_pool", "bare", "--strategy", "cal", "--budget", "4")
+
+
+def test_the_pools_page_shows_each_topics_stopping_state_and_the_organizer_stops_one(collection, assessor,
+                                                                                     organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3",
+        "--cal", "stop=target", "target_recall=0.5", "confidence=0.5")
+    pool = Pool.objects.get()
+    client.force_login(organizer)
+    page = client.get("/console/robust/pools/").content.decode()
+    assert "Stopping state of main" in page
+    assert "target set incomplete: 0 of 1 relevant documents drawn" in page  # 1 target: 50% at 50%
+    response = client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "302", "reason": "off topic"})
+    assert response.status_code == 302
+    page = client.get("/console/robust/pools/").content.decode()
+    assert "stopped</strong> (hand) at 0: off topic" in page
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["302"])
+    # the document offered before the stop stays to judge; after it, nothing more comes for 302
+    assert judge_next(assessor, 0, "x") is not None
+    assert judge_next(assessor, 0, "y") is None
+
+
+def test_only_organizers_stop_topics_and_unknown_topics_are_refused(collection, assessor, organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4")
+    pool = Pool.objects.get()
+    client.force_login(assessor)
+    assert client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "301"}).status_code in (302, 403)
+    assert "stopped" not in Pool.objects.get().params
+    client.force_login(organizer)
+    response = client.post(f"/console/robust/pools/{pool.pk}/stop-topic", {"qid": "999"})
+    assert response.status_code == 400 and b"no topic '999'" in response.content
+
+
+def test_the_console_previews_a_cal_pool_and_builds_it_with_its_parameters_in_a_job(collection, organizer, client):
+    from workbench.models import Job
+
+    client.force_login(organizer)
+    url = "/console/robust/pools/"
+    form = {"name": "learned", "strategy": "cal", "budget": "5", "order": "pool", "seed": "2",
+            "cal": "stop=qbcb sample_size=10 target_recall=0.7"}
+    preview = client.post(url, {**form, "action": "preview"})
+    assert preview.status_code == 200
+    assert {r["qid"]: r["budget"] for r in preview.context["preview"].rows} == {"301": 5, "302": 5, "303": 5}
+    response = client.post(url, {**form, "action": "build"})
+    assert response.status_code == 302
+    job = Job.objects.get(pk=int(response["Location"].rstrip("/").split("/")[-1]))
+    assert job.status == "done", job.error
+    pool = Pool.objects.get(name="learned")
+    assert pool.params["cal"]["stop"] == "qbcb" and pool.params["cal"]["sample_size"] == 10
+    bad = client.post(url, {**form, "cal": "stop=qbcb target_recall=7", "action": "preview"})
+    assert bad.status_code == 400 and "target recall must be between 0 and 1" in bad.content.decode()
+
+
+def test_the_pool_page_and_export_of_a_cal_pool_answer(collection, assessor, organizer, client):
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["301"])
+    judge_next(assessor, 1, "a")
+    client.force_login(organizer)
+    page = client.get("/collections/robust/pool/")
+    assert page.status_code == 200 and "Continuous active learning" in page.content.decode()
+    exported = run("export_pool", "robust")
+    assert "c0" in exported
