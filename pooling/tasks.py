@@ -6,6 +6,8 @@ from django.urls import reverse
 from django_tasks import task
 
 from pooling import strategies as S
+from pooling.features import KIND as FEATURES_KIND
+from pooling.features import features_for
 from pooling.services import pool_build
 from workbench import jobs
 from workbench.corpus import documents_copy_in
@@ -51,3 +53,15 @@ def build_pool(job_id: int) -> None:
                                f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
                                f"{summary.topics} topics {summary.runs_text()}"] + copied,
                         url=reverse("pooling:pools", args=[job.collection.slug]), label="Pools of this collection")
+
+
+@task()
+def compute_features(job_id: int) -> None:
+    """The collection's features for active learning, again after its documents changed (queued by a judgment
+    in a ``cal`` pool that found them stale)."""
+    with jobs.running(job_id) as progress:
+        collection = progress.job.collection
+        progress.step(f"computing the {FEATURES_KIND} of {collection.documents.count():,} documents")
+        features = features_for(collection)
+        progress.finish(lines=[f"{FEATURES_KIND} of {len(features.docnos) if features else 0:,} documents stored"],
+                        url=reverse("pooling:pools", args=[collection.slug]), label="Pools of this collection")

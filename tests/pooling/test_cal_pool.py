@@ -134,3 +134,29 @@ def test_the_pool_page_and_export_of_a_cal_pool_answer(collection, assessor, org
     assert page.status_code == 200 and "Continuous active learning" in page.content.decode()
     exported = run("export_pool", "robust")
     assert "c0" in exported
+
+
+def test_documents_imported_after_the_build_never_make_a_judgment_compute_features(collection, assessor, settings):
+    """Features take seconds at real size: a judgment that finds them stale goes on with the stored ones and
+    queues the features job (once), which stores them anew."""
+    from pooling import features, tasks
+    from pooling.features import KIND
+    from workbench.models import Job
+
+    features._cache.clear()  # ids repeat between tests, and with them the documents' fingerprints
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "6", "--seed", "3")
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["301"])
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+    Document.objects.bulk_create(Document(collection=collection, docno=f"late{i}", text=f"mafia harbour {i}")
+                                 for i in range(5))
+    from pooling.advance import forget
+
+    forget(Pool.objects.get())  # as in another web process, which has no model of the topic in memory
+    assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
+    queued = Job.objects.get(kind=KIND, collection=collection)  # one job for both judgments
+    assert queued.status == Job.Status.QUEUED
+    assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS)  # not computed in the request
+    tasks.compute_features.call(queued.pk)
+    queued.refresh_from_db()
+    assert queued.status == Job.Status.DONE
+    assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS) + 5
