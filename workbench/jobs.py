@@ -24,9 +24,6 @@ removed. While a job runs, its worker reports a heartbeat every few seconds even
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -37,7 +34,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from workbench import files as store
 from workbench.models import Collection, Job
+from workbench.uploads import staged_prefix
 
 __all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
@@ -154,20 +153,14 @@ def running(job_id: int) -> Iterator[Progress]:
     job.save()
 
 
-def job_output(job: Job, filename: str) -> Path:
-    """Where a job's file lives: ``VAR_DIR/jobs/<id>/<filename>``."""
-    return Path(settings.VAR_DIR) / "jobs" / str(job.pk) / Path(filename).name
+def job_output(job: Job, filename: str) -> str:
+    """The storage name of a job's file (``workbench.files``): ``jobs/<id>/<filename>``."""
+    return f"jobs/{job.pk}/{Path(filename).name}"
 
 
-def write_output(job: Job, filename: str, data: bytes) -> Path:
-    """Write a job's file whole or not at all (written aside, then renamed into place)."""
-    path = job_output(job, filename)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
-    os.replace(aside, path)
-    return path
+def write_output(job: Job, filename: str, data: bytes) -> str:
+    """Store a job's file whole or not at all (on disk written aside, then renamed into place); its name."""
+    return store.put_bytes(job_output(job, filename), data)
 
 
 def _duration(span: timedelta) -> str:
@@ -207,16 +200,6 @@ def heartbeat(task_ids: list[str]) -> int:
     return Job.objects.filter(task_id__in=task_ids, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
 
 
-def _staged_directory(job: Job) -> Path | None:
-    """The job's staged upload, only if it lies under ``VAR_DIR/uploads`` (never anything else)."""
-    directory = (job.params or {}).get("directory")
-    if not isinstance(directory, str):
-        return None
-    path = Path(directory).resolve()
-    root = (Path(settings.VAR_DIR) / "uploads").resolve()
-    return path if root in path.parents else None
-
-
 def _task_row(job: Job):
     """The django-tasks row of ``job``, if the database backend keeps one."""
     from django_tasks_db.models import DBTaskResult
@@ -250,11 +233,10 @@ def _retry(job: Job, row) -> None:
 
 
 def _remove_leftovers(job: Job) -> None:
-    directory = _staged_directory(job)
-    if directory is not None:
-        shutil.rmtree(directory, ignore_errors=True)
-    partial = job_output(job, "x").parent
-    for aside in partial.glob(".partial.*") if partial.is_dir() else ():
+    """The dead job's staged upload (only under ``uploads/``, never anything else) and half-written outputs."""
+    store.delete_tree(staged_prefix((job.params or {}).get("directory")))
+    partial = store.local_path(job_output(job, "x"))
+    for aside in partial.parent.glob(".partial.*") if partial is not None and partial.parent.is_dir() else ():
         aside.unlink(missing_ok=True)
 
 
