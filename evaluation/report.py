@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 
 from evaluation.leaderboard import leaderboard
 from evaluation.release import Bundle
-from evaluation.reusability import leave_one_out
+from evaluation.reusability import leave_one_out, leave_one_out_joined, leave_one_out_share
 from judging.policies import DEFAULT_POLICY
 from workbench.models import Collection
 
-__all__ = ["evaluation_report"]
+__all__ = ["evaluation_report", "report_joined", "report_section", "report_sections"]
 
 
 def _leaderboard_csv(board) -> str:
@@ -41,22 +41,63 @@ def _per_topic_csv(data: dict) -> str:
     return out.getvalue()
 
 
+def _board_files(collection: Collection, measures, policy: str) -> dict[str, str]:
+    board = leaderboard(collection, measures=measures, qrels_policy=policy)
+    data = board.as_dict(per_topic=True)
+    return {"leaderboard.json": json.dumps(data, indent=1) + "\n", "leaderboard.csv": _leaderboard_csv(board),
+            "per_topic.csv": _per_topic_csv(data)}
+
+
 def evaluation_report(collection: Collection, *, measures: Sequence[str] | None = None,
                       policy: str = DEFAULT_POLICY, loo_measure: str = "map",
                       step: Callable[[str], None] = lambda text: None) -> Bundle:
     step("scoring every run")
-    board = leaderboard(collection, measures=measures, qrels_policy=policy)
-    data = board.as_dict(per_topic=True)
-    files = {"leaderboard.json": json.dumps(data, indent=1) + "\n", "leaderboard.csv": _leaderboard_csv(board),
-             "per_topic.csv": _per_topic_csv(data)}
+    files = _board_files(collection, measures, policy)
     for by in ("run", "team"):
         step(f"leaving each {by} out of the pool")
         if collection.runs.filter(contributes=True).exists():
             files[f"leave_one_{by}_out.csv"] = leave_one_out(collection, measure=loo_measure, by=by,
                                                               qrels_policy=policy).table.to_csv(index=False)
+    return _zipped(collection, files)
+
+
+def _zipped(collection: Collection, files: dict[str, str]) -> Bundle:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, text in files.items():
             archive.writestr(f"{collection.slug}-evaluation/{name}", text)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M")
     return Bundle(filename=f"{collection.slug}-evaluation-{stamp}.zip", data=buffer.getvalue(), files={})
+
+
+# --- the same report as a job split into parts (workbench.subjobs): the leaderboard, and each leave-one-out
+# in ``shares`` slices of the runs (teams) left out; joined, the parts give the report above, file for file.
+
+def report_sections(collection: Collection, *, shares: int) -> list[dict]:
+    """The parts of the report: the leaderboard, then each leave-one-out in ``shares`` slices."""
+    sections: list[dict] = [{"section": "board"}]
+    if collection.runs.filter(contributes=True).exists():
+        sections += [{"section": "loo", "by": by, "share": i, "shares": shares}
+                     for by in ("run", "team") for i in range(shares)]
+    return sections
+
+
+def report_section(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
+                   policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> dict:
+    """One part's output (JSON data)."""
+    if section["section"] == "board":
+        return _board_files(collection, measures, policy)
+    return leave_one_out_share(collection, measure=loo_measure, by=section["by"], qrels_policy=policy,
+                               part=section["share"], parts=section["shares"])
+
+
+def report_joined(collection: Collection, sections: list[dict], outputs: list, *, loo_measure: str = "map"
+                  ) -> Bundle:
+    """The report from its parts' outputs, in the parts' order."""
+    files = dict(outputs[0])
+    for by in ("run", "team"):
+        shares = [out for section, out in zip(sections, outputs, strict=True) if section.get("by") == by]
+        if shares:
+            files[f"leave_one_{by}_out.csv"] = leave_one_out_joined(collection, measure=loo_measure, by=by,
+                                                                    shares=shares).table.to_csv(index=False)
+    return _zipped(collection, files)

@@ -31,6 +31,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -271,7 +272,10 @@ def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     now = now or timezone.now()
     cutoff = now - stale_after()
     settled = []
-    for job_id in Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
+    # a job waiting for its parts (workbench.subjobs) is alive while one of them is (the parts are swept themselves)
+    waiting = Job.objects.filter(parent=OuterRef("pk"), status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+    dead = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(Exists(waiting))
+    for job_id in dead.values_list("pk", flat=True):
         what = _settle(job_id, cutoff, now)
         if what:
             settled.append((job_id, what))

@@ -245,6 +245,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 # WORK_DIR: this machine's scratch folder where a worker unpacks a job's files (default VAR_DIR/work).
 S3_BUCKET = env_str("S3_BUCKET", "")
 WORK_DIR = Path(env_str("WORK_DIR", "") or VAR_DIR / "work")
+# Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.subjobs); 1: not split.
+JOB_PARTS = env_int("JOB_PARTS", 1)
 STORAGES = {
     "default": {"BACKEND": "workbench.files.LocalStorage"} if not S3_BUCKET else {
         "BACKEND": "storages.backends.s3.S3Storage",
