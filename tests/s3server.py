@@ -26,6 +26,7 @@ class S3Server:
     access_key: str
     secret_key: str
     bucket: str
+    pid: int = 0  # the weed process (a test may freeze it: SIGSTOP, SIGCONT)
 
     def env(self, prefix: str = "") -> dict[str, str]:
         """The workbench's settings (environment) that put its files in this server's bucket."""
@@ -79,9 +80,10 @@ def running_s3(seconds: float = 60) -> Iterator[S3Server]:
     command = [str(WEED), "server", "-s3", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={data / 'store'}",
                f"-s3.config={data / 's3.json'}", "-master.volumeSizeLimitMB=64", "-volume.max=8",
                *(f"-{name}={port}" for name, port in ports.items())]
-    server = S3Server(f"http://127.0.0.1:{ports['s3.port']}", key, secret, f"workbench-{uuid.uuid4().hex[:8]}")
     with open(data / "weed.log", "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=data)
+    server = S3Server(f"http://127.0.0.1:{ports['s3.port']}", key, secret, f"workbench-{uuid.uuid4().hex[:8]}",
+                      process.pid)
     try:
         _create_bucket(server, process, data / "weed.log", seconds)
         yield server
