@@ -80,17 +80,23 @@ def part(job_id: int, context=None) -> Iterator[jobs.Progress | None]:
 
 
 def keep(progress: jobs.Progress, data) -> None:
-    """What the part found (JSON data), for the join."""
+    """What the part found (bytes, or JSON data), for the join."""
     job = progress.job
-    store.put_bytes(f"jobs/{job.parent_id}/parts/{job.params['part']}.json", json.dumps(data).encode())
+    name = f"jobs/{job.parent_id}/parts/{job.params['part']}"
+    if isinstance(data, bytes):
+        store.put_bytes(f"{name}.bin", data)
+    else:
+        store.put_bytes(f"{name}.json", json.dumps(data).encode())
 
 
 def outputs(job: Job) -> list:
-    """Every part's output, in the parts' order."""
+    """Every part's output (bytes, or JSON data), in the parts' order."""
     found = []
     for index in range(job.parts.count()):
-        with store.open_file(f"jobs/{job.pk}/parts/{index}.json") as handle:
-            found.append(json.loads(handle.read()))
+        name = f"jobs/{job.pk}/parts/{index}"
+        data = store.exists(f"{name}.json")
+        with store.open_file(f"{name}.json" if data else f"{name}.bin") as handle:
+            found.append(json.loads(handle.read()) if data else handle.read())
     return found
 
 
@@ -129,9 +135,9 @@ def _part_died(child: Job) -> None:
         _fail(child.parent_id, child)
 
 
-def recovery(part_task, join_task) -> None:
-    """Register the sweep's plan: a part, and a join, whose worker died is queued again once (a part writes
-    only its own output; the join reads the parts and writes the job's output); a part that died twice fails
-    its job."""
+def recovery(part_task, join_task, *, join_retry: bool = True) -> None:
+    """Register the sweep's plan: a part whose worker died is queued again once (it writes only its own
+    output), and fails its job if it dies again; so is the join with ``join_retry`` (it reads the parts and
+    writes the job's output whole), else its job fails."""
     jobs.recovery(part_task, retry=True, on_failed=_part_died)
-    jobs.recovery(join_task, retry=True)
+    jobs.recovery(join_task, retry=join_retry)
