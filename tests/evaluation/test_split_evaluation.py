@@ -53,7 +53,8 @@ def test_a_split_evaluation_shows_its_parts_and_writes_the_zip_of_one_worker(tmp
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_the_same(tmp_path, settings):
+def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_the_same(tmp_path, settings, client,
+                                                                                          organizer):
     from django_tasks.base import TaskResultStatus
     from django_tasks_db.models import DBTaskResult
 
@@ -66,6 +67,8 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_
                  stdout=StringIO(), stderr=StringIO())  # plans: 5 parts queued
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 5)
+    client.force_login(organizer)
+    assert "0 of 5 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     # a worker claimed the second part and was killed (SIGKILL): its task row and its part stay "running"
     dead = job.parts.order_by("pk")[1]
     DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
