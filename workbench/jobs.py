@@ -24,6 +24,7 @@ removed. While a job runs, its worker reports a heartbeat every few seconds even
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -41,6 +42,8 @@ from workbench.uploads import staged_prefix
 
 __all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
+
+logger = logging.getLogger("workbench.jobs")
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -235,7 +238,10 @@ def _retry(job: Job, row) -> None:
 
 def _remove_leftovers(job: Job) -> None:
     """The dead job's staged upload (only under ``uploads/``, never anything else) and half-written outputs."""
-    store.delete_tree(staged_prefix((job.params or {}).get("directory")))
+    try:
+        store.delete_tree(staged_prefix((job.params or {}).get("directory")))
+    except Exception as exc:  # noqa: BLE001 - the store unreachable (S3 down): left for a later clean-up, never
+        logger.warning("job %s: its staged files were not removed: %s", job.pk, exc)  # stops the sweep
     partial = store.local_path(job_output(job, "x"))
     for aside in partial.parent.glob(".partial.*") if partial is not None and partial.parent.is_dir() else ():
         aside.unlink(missing_ok=True)
