@@ -99,3 +99,19 @@ def test_an_upload_whose_files_are_gone_from_the_bucket_fails_its_job_in_one_lin
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED
     assert job.error == "the uploaded files are gone (the job ran before, or they were removed)"
+
+
+def test_the_local_disk_is_the_default_store_and_s3_bucket_selects_s3(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import os, django; os.environ['DJANGO_SETTINGS_MODULE']='workbench.settings'; django.setup();"
+            "from django.core.files.storage import storages; s=storages['default'];"
+            "print(type(s).__name__, getattr(s, 'bucket_name', s.location), getattr(s, 'endpoint_url', ''))")
+    root = Path(__file__).resolve().parents[2]
+    env = {"PATH": "/usr/bin:/bin", "WORKBENCH_VAR_DIR": str(tmp_path)}
+    local = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
+    assert local.stdout.split() == ["LocalStorage", str(tmp_path)], local.stderr
+    s3 = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env={
+        **env, "S3_BUCKET": "track-files", "S3_ENDPOINT_URL": "http://127.0.0.1:8333"})
+    assert s3.stdout.split() == ["S3Storage", "track-files", "http://127.0.0.1:8333"], s3.stderr
