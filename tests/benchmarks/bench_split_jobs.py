@@ -77,8 +77,6 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
     from workbench.models import Job
 
     with ExitStack() as stack:
-        job = jobs.job_start(task, kind=kind, collection=collection, params=params)
-        start = time.perf_counter()
         for w in range(workers):
             home = Path(tempfile.mkdtemp(dir=tmp, prefix=f"worker{w}-"))
             process = subprocess.Popen(
@@ -87,6 +85,9 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
                 env={**env, "JOB_PARTS": str(workers),  # a disk of its own only when the files are in S3
                      **({"WORKBENCH_VAR_DIR": str(home / "var")} if env.get("S3_BUCKET") else {})})
             stack.callback(lambda p=process: (p.terminate(), p.wait(30)))
+        time.sleep(8)  # the workers are up and polling (their start-up is not the job's time)
+        job = jobs.job_start(task, kind=kind, collection=collection, params=params)
+        start = time.perf_counter()
         while True:
             job.refresh_from_db()
             if job.finished:
@@ -94,6 +95,9 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
             time.sleep(0.1)
         seconds = time.perf_counter() - start
     assert job.status == Job.Status.DONE, job.error
+    for part in job.parts.order_by("pk"):
+        print(f"  {kind} part {part.params['part']}: {(part.finished_at - part.started_at).total_seconds():.1f} s "
+              f"(queued {(part.started_at - part.created_at).total_seconds():.1f} s)", file=sys.stderr)
     return seconds, job
 
 
