@@ -70,34 +70,32 @@ def _zipped(collection: Collection, files: dict[str, str]) -> Bundle:
     return Bundle(filename=f"{collection.slug}-evaluation-{stamp}.zip", data=buffer.getvalue(), files={})
 
 
-# --- the same report as a job split into parts (workbench.subjobs): the leaderboard, and each leave-one-out
-# in ``shares`` slices of the runs (teams) left out; joined, the parts give the report above, file for file.
+# --- the same report as a job split into parts (workbench.subjobs): part i of k computes the i-th of k slices
+# of the runs (teams) left out, by run and by team (what both re-score is read once per worker), and the
+# first part the leaderboard too; joined, the parts give the report above, file for file.
 
 def report_sections(collection: Collection, *, shares: int) -> list[dict]:
-    """The parts of the report: the leaderboard, then each leave-one-out in ``shares`` slices."""
-    sections: list[dict] = [{"section": "board"}]
-    if collection.runs.filter(contributes=True).exists():
-        sections += [{"section": "loo", "by": by, "share": i, "shares": shares}
-                     for by in ("run", "team") for i in range(shares)]
-    return sections
+    """The parts of the report: ``shares`` slices of the leave-one-out (one part when nothing is left out)."""
+    shares = shares if collection.runs.filter(contributes=True).exists() else 1
+    return [{"share": i, "shares": shares, "board": i == 0} for i in range(shares)]
 
 
 def report_section(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
                    policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> dict:
-    """One part's output (JSON data)."""
-    if section["section"] == "board":
-        return _board_files(collection, measures, policy)
-    return leave_one_out_share(collection, measure=loo_measure, by=section["by"], qrels_policy=policy,
-                               part=section["share"], parts=section["shares"])
+    """One part's output (JSON data): its slice of each leave-one-out, and the leaderboard's files in the first."""
+    found: dict = {"files": _board_files(collection, measures, policy) if section["board"] else {}}
+    if collection.runs.filter(contributes=True).exists():
+        for by in ("run", "team"):
+            found[by] = leave_one_out_share(collection, measure=loo_measure, by=by, qrels_policy=policy,
+                                            part=section["share"], parts=section["shares"])
+    return found
 
 
-def report_joined(collection: Collection, sections: list[dict], outputs: list, *, loo_measure: str = "map"
-                  ) -> Bundle:
+def report_joined(collection: Collection, outputs: list, *, loo_measure: str = "map") -> Bundle:
     """The report from its parts' outputs, in the parts' order."""
-    files = dict(outputs[0])
+    files = dict(outputs[0]["files"])
     for by in ("run", "team"):
-        shares = [out for section, out in zip(sections, outputs, strict=True) if section.get("by") == by]
-        if shares:
-            files[f"leave_one_{by}_out.csv"] = leave_one_out_joined(collection, measure=loo_measure, by=by,
-                                                                    shares=shares).table.to_csv(index=False)
+        if by in outputs[0]:
+            files[f"leave_one_{by}_out.csv"] = leave_one_out_joined(
+                collection, measure=loo_measure, by=by, shares=[out[by] for out in outputs]).table.to_csv(index=False)
     return _zipped(collection, files)

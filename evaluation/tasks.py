@@ -30,8 +30,8 @@ def build_release(job_id: int) -> None:
 @task()
 def evaluate_collection(job_id: int) -> None:
     """Every run scored (per topic too) and leave-one-out by run and by team, as a zip kept with the job. With
-    ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (the leaderboard, and each
-    leave-one-out in ``JOB_PARTS`` slices of the runs or teams), joined by :func:`join_evaluation`."""
+    ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (``JOB_PARTS`` slices of the runs
+    and teams left out; the first part scores the leaderboard too), joined by :func:`join_evaluation`."""
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
     if shares > 1:
         job = Job.objects.get(pk=job_id)
@@ -62,8 +62,7 @@ def evaluation_part(context, job_id: int) -> None:
             return
         job, parent = progress.job, progress.job.parent
         progress.step(f"part {job.params['part'] + 1} of {parent.total}: "
-                      + ("the leaderboard" if job.params["section"] == "board" else
-                         f"leaving each {job.params['by']} out, slice {job.params['share'] + 1}"))
+                      + ("the leaderboard and " if job.params["board"] else "") + "a slice of the leave-one-out")
         subjobs.keep(progress, report_section(job.collection, job.params, measures=parent.params.get("measures") or None,
                                               policy=parent.params.get("policy", "adjudicated")))
 
@@ -75,8 +74,7 @@ def join_evaluation(context, job_id: int) -> None:
     if job.finished or subjobs.superseded(job, context):
         return
     with jobs.running(job_id) as progress:
-        sections = [p.params for p in progress.job.parts.order_by("pk")]
-        bundle = report_joined(progress.job.collection, sections, subjobs.outputs(progress.job))
+        bundle = report_joined(progress.job.collection, subjobs.outputs(progress.job))
         _keep_report(progress, bundle)
 
 
