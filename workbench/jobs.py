@@ -271,6 +271,19 @@ def _settle(job_id: int, cutoff, now) -> str | None:
     return "failed"
 
 
+def _claimed_then_lost(cutoff) -> None:
+    """A worker killed between claiming a task and marking its job running leaves the job queued and its task
+    row running: once the row is older than the stale delay, the job is taken as running since then, so
+    that the sweep settles it like any job whose worker died."""
+    from django_tasks.base import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    rows = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, started_at__lt=cutoff)
+    for row_id, started in rows.values_list("id", "started_at"):
+        Job.objects.filter(status=Job.Status.QUEUED, task_id=str(row_id)).update(
+            status=Job.Status.RUNNING, started_at=started, heartbeat_at=started)
+
+
 def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
     "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
@@ -278,6 +291,7 @@ def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     now = now or timezone.now()
     cutoff = now - stale_after()
     settled = []
+    _claimed_then_lost(cutoff)
     # a job waiting for its parts (workbench.subjobs) is alive while one of them is (the parts are swept themselves)
     waiting = Job.objects.filter(parent=OuterRef("pk"), status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
     dead = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(Exists(waiting))

@@ -53,8 +53,9 @@ def test_a_split_evaluation_shows_its_parts_and_writes_the_zip_of_one_worker(tmp
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("killed", ["while running it", "right after claiming it"])
 def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_the_same(tmp_path, settings, client,
-                                                                                          organizer):
+                                                                                          organizer, killed):
     from django_tasks.base import TaskResultStatus
     from django_tasks_db.models import DBTaskResult
 
@@ -69,12 +70,14 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 2)
     client.force_login(organizer)
     assert "0 of 2 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
-    # a worker claimed the second part and was killed (SIGKILL): its task row and its part stay "running"
+    # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
+    # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
-    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
-                                                        started_at=timezone.now())
     long_ago = timezone.now() - timedelta(hours=1)
-    Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
+    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
+                                                        started_at=long_ago)
+    if killed == "while running it":
+        Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
     assert _report(job) == whole
     dead.refresh_from_db()
