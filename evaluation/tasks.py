@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.urls import reverse
 from django_tasks import task
 
 from evaluation import board, board_extras, cache, release
-from evaluation.report import evaluation_report
+from evaluation.report import evaluation_report, report_joined, report_section, report_sections
 from evaluation.scoring import EvaluationError
-from workbench import jobs
+from workbench import jobs, subjobs
 from workbench.models import Job
 
 
@@ -30,16 +31,57 @@ def build_release(job_id: int) -> None:
 
 @task()
 def evaluate_collection(job_id: int) -> None:
-    """Every run scored (per topic too) and leave-one-out by run and by team, as a zip kept with the job."""
+    """Every run scored (per topic too) and leave-one-out by run and by team, as a zip kept with the job. With
+    ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (``JOB_PARTS`` slices of the runs
+    and teams left out; the first part scores the leaderboard too), joined by :func:`join_evaluation`."""
+    shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
+    if shares > 1:
+        job = Job.objects.get(pk=job_id)
+        subjobs.split(job_id, task=evaluation_part, join=join_evaluation,
+                      parts=report_sections(job.collection, shares=shares))
+        return
     with jobs.running(job_id) as progress:
         job: Job = progress.job
         bundle = evaluation_report(job.collection, measures=job.params.get("measures") or None,
                                    policy=job.params.get("policy", "adjudicated"), step=progress.step)
-        progress.step("writing the zip")
-        jobs.write_output(job, bundle.filename, bundle.data)
-        progress.finish(file=bundle.filename,
-                        url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
-                        label=f"Download {bundle.filename}")
+        _keep_report(progress, bundle)
+
+
+def _keep_report(progress: jobs.Progress, bundle) -> None:
+    job = progress.job
+    progress.step("writing the zip")
+    jobs.write_output(job, bundle.filename, bundle.data)
+    progress.finish(file=bundle.filename,
+                    url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
+                    label=f"Download {bundle.filename}")
+
+
+@task(takes_context=True)
+def evaluation_part(context, job_id: int) -> None:
+    """One part of a split evaluation (:func:`evaluate_collection`)."""
+    with subjobs.part(job_id, context) as progress:
+        if progress is None:
+            return
+        job, parent = progress.job, progress.job.parent
+        progress.step(f"part {job.params['part'] + 1} of {parent.total}: "
+                      + ("the leaderboard and " if job.params["board"] else "") + "a slice of the leave-one-out")
+        subjobs.keep(progress, report_section(job.collection, job.params, measures=parent.params.get("measures") or None,
+                                              policy=parent.params.get("policy", "adjudicated")))
+
+
+@task(takes_context=True)
+def join_evaluation(context, job_id: int) -> None:
+    """The report of a split evaluation from its parts' outputs: the zip one worker would have written."""
+    job = Job.objects.get(pk=job_id)
+    if job.finished or subjobs.superseded(job, context):
+        return
+    with jobs.running(job_id) as progress:
+        bundle = report_joined(progress.job.collection, subjobs.outputs(progress.job))
+        _keep_report(progress, bundle)
+
+
+subjobs.recovery(evaluation_part, join_evaluation)
+jobs.recovery(evaluate_collection, retry=True)  # a planner that died: planned again (its parts, if any, kept)
 
 
 @task()

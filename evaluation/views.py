@@ -4,6 +4,7 @@ PR curves, reusability, and downloads (qrels, pool, release bundle)."""
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -24,6 +25,7 @@ from judging.policies import uses_machine
 from judging.qrels import POLICIES, qrels
 from pooling import selectors as pooling_selectors
 from pooling import strategies
+from workbench import files as store
 from workbench import jobs
 from workbench.formats.vocabulary import UnknownChoice
 from workbench.models import Collection, Job
@@ -138,10 +140,11 @@ def download_release_file(request: HttpRequest, collection: Collection, job_id: 
     """The zip a release or evaluation job built (anyone who may see the collection's results may download it)."""
     job = Job.objects.filter(pk=job_id, collection=collection, kind__in=JOB_FILES,
                              status=Job.Status.DONE).first()
-    path = jobs.job_output(job, job.result.get("file", "")) if job is not None else None
-    if path is None or not path.is_file():
+    name = jobs.job_output(job, job.result.get("file", "")) if job is not None else ""
+    if not name or not store.exists(name):
         raise Http404("No such release bundle.")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/zip")
+    return FileResponse(store.open_file(name), as_attachment=True, filename=PurePosixPath(name).name,
+                        content_type="application/zip")
 
 
 # --- leaderboard and reports ----------------------------------------------------------------------

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.db import transaction
@@ -26,6 +25,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from participation.models import Submission, Team, Track
+from workbench import files as store
 from workbench import jobs, uploads
 from workbench.models import Run
 from workbench.selectors import run_frames
@@ -53,43 +53,33 @@ class StagedFile:
     size: int
 
     @property
-    def path(self) -> Path:
-        return _staging_root() / str(self.team_id) / self.token / uploads.safe_name(self.name)
+    def stored(self) -> str:
+        """Its name in the file store (``workbench.files``)."""
+        return f"{_STAGING}/{self.team_id}/{self.token}/{uploads.safe_name(self.name)}"
 
     def record(self) -> dict:
         return {"token": self.token, "name": self.name, "size": self.size}
 
 
-def _staging_root() -> Path:
-    return Path(settings.VAR_DIR) / "uploads" / "participation"
+_STAGING = "uploads/participation"
 
 
-def _move(upload, target: Path) -> int:
-    """Put the upload at ``target`` without reading it into memory: Django already spooled it to a
-    temporary file, which is moved (no copy); any other file object is copied in chunks. Its size."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = getattr(upload, "temporary_file_path", None)
-    if temporary is not None:
-        # move first: closing a TemporaryUploadedFile deletes its file (the move makes that a no-op)
-        shutil.move(temporary(), target)
-        upload.close()
-    else:
-        with open(target, "wb") as handle:
-            for chunk in upload.chunks(1 << 20):
-                handle.write(chunk)
-    return target.stat().st_size
+def _move(upload, name: str) -> int:
+    """Keep the upload under ``name`` of the file store without reading it into memory: on the local disk
+    Django's temporary file is moved (no copy), to S3 it is streamed. Its size."""
+    store.put(name, upload)
+    upload.close()  # a TemporaryUploadedFile removes its file on close (already moved: nothing to do)
+    return store.size(name)
 
 
 def _sweep(now: float | None = None) -> None:
     """Staged files nobody came back for (older than ``STAGED_FOR``) are removed."""
     now = time.time() if now is None else now
-    root = _staging_root()
-    if not root.is_dir():
-        return
-    for directory in root.glob("*/*"):
+    storage = store.storage()
+    for name in store.list_tree(_STAGING):
         try:
-            if directory.is_dir() and now - directory.stat().st_mtime > STAGED_FOR.total_seconds():
-                shutil.rmtree(directory, ignore_errors=True)
+            if now - storage.get_modified_time(name).timestamp() > STAGED_FOR.total_seconds():
+                store.delete_tree(name.rsplit("/", 1)[0])
         except OSError:
             continue
 
@@ -99,7 +89,7 @@ def upload_stage(*, team: Team, upload) -> StagedFile:
     _sweep()
     token = uuid.uuid4().hex
     staged = StagedFile(team_id=team.pk, token=token, name=Path(upload.name or "upload").name[:255], size=0)
-    size = _move(upload, staged.path)
+    size = _move(upload, staged.stored)
     return StagedFile(team_id=team.pk, token=token, name=staged.name, size=size)
 
 
@@ -122,14 +112,14 @@ def staged_find(team: Team, record) -> StagedFile | None:
             or not re.fullmatch(r"[0-9a-f]{32}", record["token"]) or not isinstance(record.get("name"), str):
         return None
     staged = StagedFile(team_id=team.pk, token=record["token"], name=record["name"], size=0)
-    if not staged.path.is_file():
+    if not store.exists(staged.stored):
         return None
-    return StagedFile(team_id=team.pk, token=staged.token, name=staged.name, size=staged.path.stat().st_size)
+    return StagedFile(team_id=team.pk, token=staged.token, name=staged.name, size=store.size(staged.stored))
 
 
 def staged_discard(staged: StagedFile | None) -> None:
     if staged is not None:
-        shutil.rmtree(staged.path.parent, ignore_errors=True)
+        store.delete_tree(staged.stored.rsplit("/", 1)[0])
 
 
 def _refuse_over_limit(team: Team, replaces: str) -> None:
@@ -198,28 +188,26 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         if upload is not None:
             upload.close()  # a TemporaryUploadedFile removes its file on close
         raise
-    directory = Path(settings.VAR_DIR) / "submissions" / track.collection.slug / team.name / uuid.uuid4().hex
+    directory = f"submissions/{track.collection.slug}/{uploads.safe_name(team.name)}/{uuid.uuid4().hex}"
     if upload is not None:
         name = Path(upload.name or "upload").name
-        path = directory / uploads.safe_name(name)
+        path = f"{directory}/{uploads.safe_name(name)}"
         size = _move(upload, path)
-        staged_discard(staged)
     else:
-        name, path = staged.name, directory / uploads.safe_name(staged.name)
-        path.parent.mkdir(parents=True)
-        shutil.move(staged.path, path)
-        staged_discard(staged)
-        size = path.stat().st_size
+        name, path = staged.name, f"{directory}/{uploads.safe_name(staged.name)}"
+        with store.open_file(staged.stored) as kept:
+            size = _move(kept, path)
+    staged_discard(staged)
     with transaction.atomic():  # the deadline again, with the team locked, in the transaction that records it
         Team.objects.select_for_update().filter(pk=team.pk).values_list("pk", flat=True).first()
         may, why = Track.objects.get(pk=track.pk).window()
         if may:
             submission = Submission.objects.create(
-                team=team, submitted_by=user, file_name=name[:255], stored=str(path), sha256="", size=size,
+                team=team, submitted_by=user, file_name=name[:255], stored=path, sha256="", size=size,
                 run_type=run_type, fields_used=list(fields_used), description=description, priority=priority,
                 replaces=replaces)
     if not may:
-        shutil.rmtree(directory, ignore_errors=True)
+        store.delete_tree(directory)
         raise SubmissionRefused(f"submission refused: {why}")
     if task is not None:
         job = jobs.job_start(task, kind="submission check", user=user, collection=track.collection,
@@ -306,20 +294,33 @@ def refuse(submission: Submission, problems: list[str]) -> Submission:
     submission.status = Submission.Status.REFUSED
     submission.problems = problems
     submission.save(update_fields=["status", "problems"])
-    shutil.rmtree(Path(submission.stored).parent, ignore_errors=True)
+    store.delete_tree(_folder(submission))
     return submission
+
+
+def _folder(submission: Submission) -> str:
+    """The folder of the file store holding the submission's file (its name, or the path earlier versions kept)."""
+    name = store.key(submission.stored)
+    return name.rsplit("/", 1)[0] if "/" in name else ""
 
 
 def submission_check(submission: Submission, *, progress=None) -> Submission:
     """Check the kept file like ``import_runs`` does, then the track's rules; accept it as the team's run
     (replacing a run of the same tag) or record every problem. Returns the updated submission."""
-    directory = Path(submission.stored).parent
+    if not _folder(submission):
+        return refuse(submission, [f"{submission.file_name}: the check could not finish: the file is no longer kept"])
+    with store.local_copy(_folder(submission)) as directory:  # on S3: a download to this worker's disk
+        return _check(submission, directory, directory / PurePosixPath(store.key(submission.stored)).name,
+                      progress)
+
+
+def _check(submission: Submission, directory: Path, path: Path, progress) -> Submission:
     if not submission.sha256:
-        submission.sha256 = _sha256(Path(submission.stored))
+        submission.sha256 = _sha256(path)
         submission.save(update_fields=["sha256"])
     try:
         runs_import(collection=submission.team.track.collection, replace=True, max_problems=1000,
-                    specs=[RunSpec(source=Path(submission.stored), team=submission.team.name,
+                    specs=[RunSpec(source=path, team=submission.team.name,
                                    description=submission.description, contributes=True,
                                    pool_priority=submission.priority)],
                     progress=progress, accept=_owner_rules(submission), stored=_accepted(submission, directory))

@@ -5,7 +5,6 @@ file and result answers 404."""
 from __future__ import annotations
 
 from functools import wraps
-from pathlib import Path
 
 import yaml
 from django.contrib.auth.decorators import login_required
@@ -21,6 +20,7 @@ from participation.models import Submission, Team, Track
 from participation.services import StagedFile, SubmissionRefused
 from participation.tasks import check_submission
 from participation.topic_files import TOPIC_FILES, write_topics
+from workbench import files as store
 
 
 def team_view(view):
@@ -152,16 +152,16 @@ def receipt(request: HttpRequest, track: Track, team: Team, submission_id: int) 
     return render(request, "participation/receipt.html", {"track": track, "collection": track.collection,
                                                           "team": team, "submission": submission,
                                                           "metadata_text": metadata_text,
-                                                          "kept": Path(submission.stored).is_file()})
+                                                          "kept": store.exists(store.key(submission.stored))})
 
 
 @team_view
 def submission_file(request: HttpRequest, track: Track, team: Team, submission_id: int) -> HttpResponse:
     submission = _own_submission(team, submission_id)
-    path = Path(submission.stored)
-    if not path.is_file():
+    name = store.key(submission.stored)
+    if not store.exists(name):
         raise Http404("The file is no longer kept.")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=submission.file_name)
+    return FileResponse(store.open_file(name), as_attachment=True, filename=submission.file_name)
 
 
 @team_view

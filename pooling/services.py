@@ -44,9 +44,19 @@ class PoolBuildSummary:
         return text + (f" of the {self.offered} offered" if self.offered > len(self.runs) else "")
 
 
-def runs_for(collection: Collection, tags: Sequence[str] | None, *, required: bool = True):
+def runs_for(collection: Collection, tags: Sequence[str] | None, frames: dict | None = None, *,
+             required: bool = True):
     """The runs to pool (the named ones, or every contributing run): frames, teams and priorities by tag.
+    ``frames``: the runs read already (cut to the pool's depth by the parts of a split build, pooling.split).
     ``required=False``: a strategy that can pool without runs (cal learns from the documents)."""
+    if frames is None:
+        frames = _read_runs(collection, tags, required)
+    meta = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "team"))
+    priorities = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "pool_priority"))
+    return frames, meta, priorities
+
+
+def _read_runs(collection: Collection, tags: Sequence[str] | None, required: bool) -> dict:
     if tags:
         known = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         unknown = [t for t in tags if t not in known]
@@ -57,9 +67,7 @@ def runs_for(collection: Collection, tags: Sequence[str] | None, *, required: bo
         frames = run_frames(collection, contributing_only=True)
     if not frames and required:
         raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
-    meta = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "team"))
-    priorities = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "pool_priority"))
-    return frames, meta, priorities
+    return frames
 
 
 def _pool_for(collection: Collection, name: str, strategy: str, seed: int, order: str) -> tuple[Pool, bool, int]:
@@ -123,19 +131,20 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
                budget: int | None = None, total_budget: int | None = None, tags: Sequence[str] | None = None,
                runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled",
                strata: Sequence[S.Stratum] | None = None, shared: bool = False,
-               cal: CalParams | Mapping | None = None) -> PoolBuildSummary:
+               cal: CalParams | Mapping | None = None, frames: dict | None = None) -> PoolBuildSummary:
     """Build the pool ``name`` of the collection, or extend it if it exists.
 
     Fixed strategies (depth, rrf, borda, sampled) write their entries now. Adaptive ones (mtf,
     maxmean, bandit) write each topic's first document now and the next ones as judgments arrive
     (:func:`pooling.advance.pool_advance`). Strategies come from :mod:`pooling.strategies.registry`.
+    ``frames``: the runs' lines read already (a split build's parts, :mod:`pooling.split`).
     """
     try:
         chosen = registry.get(strategy)
     except registry.StrategyRefused as exc:
         raise PoolRefused(str(exc)) from None
     clock = time.perf_counter()
-    frames, teams, priorities = runs_for(collection, tags, required=not chosen.needs_corpus)
+    frames, teams, priorities = runs_for(collection, tags, frames, required=not chosen.needs_corpus)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
     # "offered": the runs this build could use; "runs" (set by the strategy): the ones it pooled, after the

@@ -116,13 +116,14 @@ JOBS = """
 import json
 from pathlib import Path
 import shutil
+from django.conf import settings
 from workbench import jobs, tasks
 from workbench.models import Collection, Job
 c = Collection.objects.get(slug="c")
 found = {{}}
 for kind, task in (("runs", tasks.import_runs), ("topics", tasks.import_topics), ("documents", tasks.import_documents)):
-    folder = Path("{tmp}") / ("upload-" + kind)
-    folder.mkdir()
+    folder = Path(settings.VAR_DIR) / "uploads" / ("upload-" + kind)  # where the console stages uploads
+    folder.mkdir(parents=True)
     shutil.copy("{bomb}", folder / ("my-" + kind + ".gz"))
     job = jobs.job_start(task, kind=kind + " import", collection=c, params={{"directory": str(folder)}})
     job.refresh_from_db()
@@ -150,6 +151,7 @@ from participation.models import Submission, Team, Track
 from participation.services import submission_receive
 from participation.tasks import check_submission
 from workbench.models import Collection
+from workbench import files as store
 from django.core.files.uploadedfile import SimpleUploadedFile
 c = Collection.objects.get(slug="c")
 track, _ = Track.objects.get_or_create(collection=c, defaults={{"open": True, "require_description": False}})
@@ -171,7 +173,7 @@ submission = submission_receive(team=team, user=user, upload=Upload(), task=chec
 submission.refresh_from_db()
 submission.job.refresh_from_db()
 print(json.dumps({{"status": submission.status, "problems": submission.problems, "job": submission.job.status,
-                  "error": submission.job.error, "kept": Path(submission.stored).exists()}}))
+                  "error": submission.job.error, "kept": store.exists(submission.stored)}}))
 """
 
 

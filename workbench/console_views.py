@@ -73,7 +73,7 @@ def collection_edit(request: HttpRequest, slug: str) -> HttpResponse:
 def console(request: HttpRequest, slug: str) -> HttpResponse:
     """One collection's console: what it holds, what to do next, and its jobs."""
     collection = get_object_or_404(Collection, slug=slug)
-    job_table = JobTable(Job.objects.filter(collection=collection).select_related("collection", "started_by"),
+    job_table = JobTable(Job.objects.filter(collection=collection, parent=None).select_related("collection", "started_by"),
                          prefix="j-", exclude=("collection",))
     run_table = RunTable(collection.runs.all(), prefix="r-")
     RequestConfig(request, paginate={"per_page": 10}).configure(job_table)

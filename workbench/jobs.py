@@ -24,9 +24,7 @@ removed. While a job runs, its worker reports a heartbeat every few seconds even
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import tempfile
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -34,13 +32,18 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from workbench import files as store
 from workbench.models import Collection, Job
+from workbench.uploads import staged_prefix
 
 __all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
+
+logger = logging.getLogger("workbench.jobs")
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -154,20 +157,14 @@ def running(job_id: int) -> Iterator[Progress]:
     job.save()
 
 
-def job_output(job: Job, filename: str) -> Path:
-    """Where a job's file lives: ``VAR_DIR/jobs/<id>/<filename>``."""
-    return Path(settings.VAR_DIR) / "jobs" / str(job.pk) / Path(filename).name
+def job_output(job: Job, filename: str) -> str:
+    """The storage name of a job's file (``workbench.files``): ``jobs/<id>/<filename>``."""
+    return f"jobs/{job.pk}/{Path(filename).name}"
 
 
-def write_output(job: Job, filename: str, data: bytes) -> Path:
-    """Write a job's file whole or not at all (written aside, then renamed into place)."""
-    path = job_output(job, filename)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(data)
-    os.replace(aside, path)
-    return path
+def write_output(job: Job, filename: str, data: bytes) -> str:
+    """Store a job's file whole or not at all (on disk written aside, then renamed into place); its name."""
+    return store.put_bytes(job_output(job, filename), data)
 
 
 def _duration(span: timedelta) -> str:
@@ -207,16 +204,6 @@ def heartbeat(task_ids: list[str]) -> int:
     return Job.objects.filter(task_id__in=task_ids, status=Job.Status.RUNNING).update(heartbeat_at=timezone.now())
 
 
-def _staged_directory(job: Job) -> Path | None:
-    """The job's staged upload, only if it lies under ``VAR_DIR/uploads`` (never anything else)."""
-    directory = (job.params or {}).get("directory")
-    if not isinstance(directory, str):
-        return None
-    path = Path(directory).resolve()
-    root = (Path(settings.VAR_DIR) / "uploads").resolve()
-    return path if root in path.parents else None
-
-
 def _task_row(job: Job):
     """The django-tasks row of ``job``, if the database backend keeps one."""
     from django_tasks_db.models import DBTaskResult
@@ -250,11 +237,13 @@ def _retry(job: Job, row) -> None:
 
 
 def _remove_leftovers(job: Job) -> None:
-    directory = _staged_directory(job)
-    if directory is not None:
-        shutil.rmtree(directory, ignore_errors=True)
-    partial = job_output(job, "x").parent
-    for aside in partial.glob(".partial.*") if partial.is_dir() else ():
+    """The dead job's staged upload (only under ``uploads/``, never anything else) and half-written outputs."""
+    try:
+        store.delete_tree(staged_prefix((job.params or {}).get("directory")))
+    except Exception as exc:  # noqa: BLE001 - the store unreachable (S3 down): left for a later clean-up, never
+        logger.warning("job %s: its staged files were not removed: %s", job.pk, exc)  # stops the sweep
+    partial = store.local_path(job_output(job, "x"))
+    for aside in partial.parent.glob(".partial.*") if partial is not None and partial.parent.is_dir() else ():
         aside.unlink(missing_ok=True)
 
 
@@ -282,6 +271,19 @@ def _settle(job_id: int, cutoff, now) -> str | None:
     return "failed"
 
 
+def _claimed_then_lost(cutoff) -> None:
+    """A worker killed between claiming a task and marking its job running leaves the job queued and its task
+    row running: once the row is older than the stale delay, the job is taken as running since then, so
+    that the sweep settles it like any job whose worker died."""
+    from django_tasks.base import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    rows = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, started_at__lt=cutoff)
+    for row_id, started in rows.values_list("id", "started_at"):
+        Job.objects.filter(status=Job.Status.QUEUED, task_id=str(row_id)).update(
+            status=Job.Status.RUNNING, started_at=started, heartbeat_at=started)
+
+
 def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
     "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
@@ -289,7 +291,11 @@ def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     now = now or timezone.now()
     cutoff = now - stale_after()
     settled = []
-    for job_id in Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).values_list("pk", flat=True):
+    _claimed_then_lost(cutoff)
+    # a job waiting for its parts (workbench.subjobs) is alive while one of them is (the parts are swept themselves)
+    waiting = Job.objects.filter(parent=OuterRef("pk"), status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+    dead = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(Exists(waiting))
+    for job_id in dead.values_list("pk", flat=True):
         what = _settle(job_id, cutoff, now)
         if what:
             settled.append((job_id, what))

@@ -262,6 +262,8 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="parts",
+                               help_text="The job this one is a part of (a sub-job any worker claims).")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -242,6 +242,24 @@ STATIC_ROOT = VAR_DIR / "static"
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start while collectstatic has not run
 
+# Files that outlive a request (uploads staged for jobs, participants' run files, job outputs) go through
+# Django's storage API (workbench.files): the local disk under VAR_DIR by default; with S3_BUCKET set, an
+# S3-compatible store (django-storages), so that workers on machines without the web server's disk run any job.
+# WORK_DIR: this machine's scratch folder where a worker unpacks a job's files (default VAR_DIR/work).
+S3_BUCKET = env_str("S3_BUCKET", "")
+WORK_DIR = Path(env_str("WORK_DIR", "") or VAR_DIR / "work")
+# Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.subjobs); 1: not split.
+JOB_PARTS = env_int("JOB_PARTS", 1)
+STORAGES = {
+    "default": {"BACKEND": "workbench.files.LocalStorage"} if not S3_BUCKET else {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {"bucket_name": S3_BUCKET, "endpoint_url": env_str("S3_ENDPOINT_URL") or None,
+                    "access_key": env_str("S3_ACCESS_KEY_ID") or None, "secret_key": env_str("S3_SECRET_ACCESS_KEY") or None,
+                    "region_name": env_str("S3_REGION", "us-east-1"), "location": env_str("S3_PREFIX", ""),
+                    "file_overwrite": True, "default_acl": None, "querystring_auth": True}},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import contextlib
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 from django_tasks import task
 
+from workbench import files as store
 from workbench import jobs, uploads
 from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
@@ -19,22 +18,27 @@ from workbench.services import ImportRefused, RunSpec, documents_import, runs_im
 
 @contextlib.contextmanager
 def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploads.Staged]:
-    """The job's uploaded files (archives unpacked with ``archives``); every problem names them as the user
-    did (``BERT.gz:54``, ``runs.tar.gz:alpha.run:12``), never by their staged path; the files are removed
-    when the job ends, whether it succeeds or fails."""
-    directory = Path(progress.job.params["directory"])
-    files = uploads.Staged(directory, [], {})
+    """The job's uploaded files (archives unpacked with ``archives``), as a local folder of this worker
+    (``workbench.files.local_copy``: the stored files themselves on a local disk, a download from S3);
+    every problem names them as the user did (``BERT.gz:54``, ``runs.tar.gz:alpha.run:12``), never by their
+    staged path; the files are removed when the job ends, whether it succeeds or fails."""
+    prefix = uploads.staged_prefix(progress.job.params.get("directory"))
     try:
-        if archives:
-            progress.step("unpacking the archives, if any")
-        files = uploads.open_staged(directory, archives=archives)
-        yield files
-    except (ImportRefused, FormatError) as exc:
-        raise files.refused(exc) from None
-    except OSError as exc:  # a disk error names the staged path: the user's name instead
-        raise files.refused(exc) from exc
+        if not prefix or not store.list_tree(prefix):
+            raise ImportRefused(["the uploaded files are gone (the job ran before, or they were removed)"])
+        with store.local_copy(prefix) as directory:
+            files = uploads.Staged(directory, [], {})
+            try:
+                if archives:
+                    progress.step("unpacking the archives, if any")
+                files = uploads.open_staged(directory, archives=archives)
+                yield files
+            except (ImportRefused, FormatError) as exc:
+                raise files.refused(exc) from None
+            except OSError as exc:  # a disk error names the staged path: the user's name instead
+                raise files.refused(exc) from exc
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        store.delete_tree(prefix)
 
 
 def _line(summary, noun: str) -> str:

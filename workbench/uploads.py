@@ -1,9 +1,9 @@
 """Uploads from the console: files streamed to disk, then imported by a background job.
 
 Every upload goes straight to a temporary file on disk (``FILE_UPLOAD_HANDLERS``); :func:`stage` moves
-each one into its own directory under ``VAR_DIR/uploads/`` (a rename: nothing is read in the request)
-and records the name the user gave it, so that problems read ``runs.txt:12: ...``. The job opens the
-directory with :func:`open_staged`, which unpacks archives (``.zip``, ``.tar``, ``.tar.gz``/``.tgz``)
+each one into its own folder ``uploads/<hex>`` of the file store (``workbench.files``: on the local disk a
+rename, nothing is read in the request) and records the name the user gave it, so that problems read
+``runs.txt:12: ...``. The job takes a local copy of the folder and opens it with :func:`open_staged`, which unpacks archives (``.zip``, ``.tar``, ``.tar.gz``/``.tgz``)
 into plain files named ``runs.tar.gz:alpha.run``, and removes the directory when it ends.
 
 Each kind of upload (topics, documents, runs here; qrels registered by judging, the app above) names
@@ -31,10 +31,12 @@ from django.http import HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError, TooManyFilesSent
 from django.shortcuts import render
 
+from workbench import files as store
 from workbench.services import ImportRefused
 
 __all__ = ["ARCHIVE_SUFFIXES", "KINDS", "Staged", "UploadKind", "UploadLimitsMiddleware", "is_archive",
-           "max_files", "open_staged", "register", "relative_problems", "safe_name", "stage", "staged_files"]
+           "max_files", "open_staged", "register", "relative_problems", "safe_name", "stage", "staged_files",
+           "staged_prefix"]
 
 #: archives a job unpacks into their files (runs and documents)
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
@@ -87,35 +89,32 @@ def safe_name(name: str, taken: set[str] | None = None) -> str:
     return candidate
 
 
-def _move_in(upload, target: Path) -> None:
-    temporary = getattr(upload, "temporary_file_path", None)
-    if temporary is not None:
-        # move first: closing a TemporaryUploadedFile deletes its file (the move makes that a no-op)
-        shutil.move(temporary(), target)
-        upload.close()
-    else:  # an upload handler that kept it in memory (tests): written out chunk by chunk
-        with open(target, "wb") as handle:
-            for chunk in upload.chunks():
-                handle.write(chunk)
-
-
-def stage(files, *, manifest=None) -> Path:
-    """Move the uploaded files (and an optional manifest) into a fresh directory, with no copy: Django
-    spooled them to disk already. Its path goes in the job's parameters."""
-    directory = Path(settings.VAR_DIR) / "uploads" / uuid.uuid4().hex
-    directory.mkdir(parents=True)
+def stage(files, *, manifest=None) -> str:
+    """Store the uploaded files (and an optional manifest) under a fresh name prefix of the file store
+    (``uploads/<hex>``, see ``workbench.files``): on the local disk a move, with no copy (Django spooled
+    them to disk already); to S3 a streamed upload. The prefix goes in the job's parameters."""
+    prefix = f"uploads/{uuid.uuid4().hex}"
     taken: set[str] = set()
     names: dict = {"files": []}
     for upload in files:
-        target = directory / safe_name(upload.name, taken)
-        _move_in(upload, target)
-        names["files"].append([target.name, Path(upload.name or target.name).name])
+        name = safe_name(upload.name, taken)
+        store.put(f"{prefix}/{name}", upload)
+        upload.close()
+        names["files"].append([name, Path(upload.name or name).name])
     if manifest is not None:
-        target = directory / safe_name(manifest.name, taken)
-        _move_in(manifest, target)
-        names["manifest"] = [target.name, Path(manifest.name or target.name).name]
-    (directory / _NAMES).write_text(json.dumps(names))
-    return directory
+        name = safe_name(manifest.name, taken)
+        store.put(f"{prefix}/{name}", manifest)
+        manifest.close()
+        names["manifest"] = [name, Path(manifest.name or name).name]
+    store.put_bytes(f"{prefix}/{_NAMES}", json.dumps(names).encode())
+    return prefix
+
+
+def staged_prefix(value) -> str:
+    """The staged upload a job's parameter names (``uploads/<hex>``, or the path under ``VAR_DIR/uploads``
+    earlier versions recorded), only if it lies under ``uploads/`` (never anything else); else ""."""
+    name = store.key(value) if isinstance(value, str) else ""
+    return name if name.startswith("uploads/") and name.count("/") >= 1 else ""
 
 
 @dataclass

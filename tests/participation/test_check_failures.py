@@ -3,13 +3,12 @@ nothing stays "being checked"."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from participation import services
 from participation.models import Submission
 from tests.participation.conftest import run_upload, submit
+from workbench import files as store
 
 pytestmark = pytest.mark.django_db
 
@@ -25,5 +24,5 @@ def test_a_check_that_runs_out_of_memory_refuses_the_submission_in_one_line(clie
     submission = Submission.objects.get()
     assert submission.status == "refused"
     assert submission.problems == ["mine.run: the check could not finish: MemoryError"]
-    assert not Path(submission.stored).exists()
+    assert not store.exists(submission.stored)
     assert submission.job.status == "done"

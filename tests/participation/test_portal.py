@@ -26,6 +26,7 @@ from participation.services import results_release
 from participation.topic_files import write_topics
 from tests import factories
 from tests.participation.conftest import _participant, run_upload, submit
+from workbench import files as store
 from workbench.formats.topics import read_topics
 from workbench.models import Run, Topic
 
@@ -204,9 +205,9 @@ def test_kept_files_nobody_came_back_for_are_removed_after_a_day(track, teams):
     team = teams["red"][0]
     old = services.upload_stage(team=team, upload=run_upload("red-a", name="old.run"))
     day_ago = time.time() - services.STAGED_FOR.total_seconds() - 60
-    os.utime(old.path.parent, (day_ago, day_ago))
+    os.utime(store.local_path(old.stored), (day_ago, day_ago))
     fresh = services.upload_stage(team=team, upload=run_upload("red-a", name="fresh.run"))
-    assert not old.path.exists() and fresh.path.is_file()
+    assert not store.exists(old.stored) and store.exists(fresh.stored)
     assert services.staged_find(team, old.record()) is None
     assert services.staged_find(team, fresh.record()) == fresh
     assert services.staged_find(teams["blue"][0], fresh.record()) is None  # tied to its team
@@ -221,7 +222,7 @@ def test_the_upload_is_moved_into_place_not_copied_and_hashed_by_the_check_job(t
     spooled = Path(upload.temporary_file_path())
     inode = spooled.stat().st_ino
     submission = services.submission_receive(team=team, user=user, upload=upload, description="x")
-    kept = Path(submission.stored)
+    kept = store.local_path(submission.stored)
     assert not spooled.exists() and kept.stat().st_ino == inode  # the same file, moved
     assert submission.sha256 == "" and submission.size == kept.stat().st_size
     checked = services.submission_check(submission)

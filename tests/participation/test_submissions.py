@@ -17,6 +17,7 @@ from django.utils import timezone
 from participation.models import Submission
 from participation.services import submission_check
 from tests.participation.conftest import run_upload, submit
+from workbench import files as store
 from workbench.models import Run
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +55,7 @@ def test_a_bad_line_is_refused_naming_it_as_the_cli_and_the_console_do_and_nothi
     assert submission.status == "refused" and not Run.objects.exists()
     assert submission.problems == ["mine.run:10: rank 'seven' is not an integer"]
     # a refused file is not kept (its report says why); the receipt says so and offers no link to it
-    assert not Path(submission.stored).exists()
+    assert not store.exists(submission.stored)
     receipt = client.get(f"/participate/{track.collection.slug}/submissions/{submission.pk}/").content.decode()
     assert "a refused file is not kept" in receipt and "the file as received" not in receipt
     assert submission.sha256 == hashlib.sha256(sent).hexdigest() and submission.size == len(sent)
@@ -107,11 +108,11 @@ def test_at_the_run_limit_the_form_closes_a_third_tag_is_refused_and_a_run_may_s
     assert again.status == "accepted" and first.status == "replaced"
     assert "Sent to replace run red-a." in client.get(f"/participate/{track.collection.slug}/submissions/"
                                                       f"{again.pk}/").content.decode()
-    assert Path(first.stored).is_file()  # the earlier file stays in the history
+    assert store.exists(first.stored)  # the earlier file stays in the history
     assert Run.objects.get(tag="red-a").num_entries == 3 and Run.objects.filter(team="red").count() == 2
     # the checker keeps its own limit check (two uploads sent at once both pass the form)
-    (tmp_path / "red-d.run").write_text(run_upload("red-d").read().decode())
-    sneaked = Submission.objects.create(team=team, file_name="red-d.run", stored=str(tmp_path / "red-d.run"))
+    kept = store.put_bytes("submissions/robust/red/sneaked/red-d.run", run_upload("red-d").read())
+    sneaked = Submission.objects.create(team=team, file_name="red-d.run", stored=kept)
     assert submission_check(sneaked).status == "refused"
     assert "team 'red' has 2 runs, the track's limit" in sneaked.problems[0]
 

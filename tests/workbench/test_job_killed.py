@@ -43,8 +43,8 @@ def _state(stack, job_id) -> dict:
 
 def test_a_killed_worker_leaves_no_documents_and_its_job_shows_failed(tmp_path, monkeypatch):
     monkeypatch.setenv("JOB_STALE_AFTER_SECONDS", "3")
-    folder = tmp_path / "upload"
-    folder.mkdir()
+    folder = tmp_path / "var" / "uploads" / "upload"  # staged where the console stages uploads
+    folder.mkdir(parents=True)
     with open(folder / "big.jsonl", "w") as out:  # enough documents for the import to take a few seconds
         for i in range(400_000):
             out.write(f'{{"docno": "D{i}", "text": "words of document number {i} about nothing in particular"}}\n')

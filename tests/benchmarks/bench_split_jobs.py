@@ -1,0 +1,169 @@
+"""Benchmark: the split jobs (``JOB_PARTS``, ``workbench.subjobs``) with one ``db_worker`` and with two.
+
+    .venv/bin/python tests/benchmarks/bench_split_jobs.py [--runs 100] [--topics 50] [--depth 1000]
+        [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3]
+
+Generates a track as ``bench_evaluation.py`` does (seeded), imports it into a fresh database (SQLite, or a
+fresh PostgreSQL database with ``--postgres``), then times, with 1 worker (``JOB_PARTS=1``: not split) and
+with 2 workers (``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own
+``VAR_DIR``: the files are in the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over
+every run (queued to done), and the full evaluation (leaderboard and leave-one-out by run and by team) of
+that pool judged (30% relevant). With ``--s3`` the files go to a SeaweedFS server started for the run.
+Checks that both layouts give the same pool and the same report. Prints a markdown table. The machine is
+shared: timings are noisy; each worker is one process, so two workers use two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from bench_evaluation import generate  # noqa: E402
+
+from tests.browser.stack import _database  # noqa: E402
+
+
+def _setup(database: str, var: Path) -> None:
+    os.environ.update({"DATABASE_URL": database, "WORKBENCH_VAR_DIR": str(var), "DEBUG": "0",
+                       "SECRET_KEY": "bench-" + "x" * 50, "DJANGO_SETTINGS_MODULE": "workbench.settings"})
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _import(tmp: Path, args) -> object:
+    from workbench.services import RunSpec, collection_create, runs_import, topics_import
+
+    paths, topics_path, _ = generate(tmp, args.runs, args.topics, args.depth)
+    collection = collection_create(slug="bench")
+    topics_import(collection=collection, source=topics_path)
+    runs_import(collection=collection, specs=[RunSpec(source=p, team=f"team{i // 3}") for i, p in enumerate(paths)])
+    return collection
+
+
+def _judge(collection, tmp: Path, pool_name: str) -> None:
+    from judging.services import qrels_import
+    from pooling.models import Pool
+
+    pool = Pool.objects.get(collection=collection, name=pool_name)
+    rng = np.random.default_rng(3)
+    with open(tmp / "qrels.txt", "w") as out:
+        for qid, docno in pool.entries.values_list("topic__qid", "docno"):
+            out.write(f"{qid} 0 {docno} {int(rng.random() < 0.3)}\n")
+    qrels_import(collection=collection, source=tmp / "qrels.txt", assessor="nist")
+
+
+def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env: dict) -> tuple[float, object]:
+    """Queue the job, start ``workers`` db_workers (JOB_PARTS=workers), time it from queued to done."""
+    from workbench import jobs
+    from workbench.models import Job
+
+    with ExitStack() as stack:
+        for w in range(workers):
+            home = Path(tempfile.mkdtemp(dir=tmp, prefix=f"worker{w}-"))
+            process = subprocess.Popen(
+                [sys.executable, str(ROOT / "manage.py"), "db_worker", "--no-reload", "--interval", "0.1",
+                 "--no-startup-delay"], cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env={**env, "JOB_PARTS": str(workers),  # a disk of its own only when the files are in S3
+                     **({"WORKBENCH_VAR_DIR": str(home / "var")} if env.get("S3_BUCKET") else {})})
+            stack.callback(lambda p=process: (p.terminate(), p.wait(30)))
+        time.sleep(8)  # the workers are up and polling (their start-up is not the job's time)
+        job = jobs.job_start(task, kind=kind, collection=collection, params=params)
+        start = time.perf_counter()
+        while True:
+            job.refresh_from_db()
+            if job.finished:
+                break
+            time.sleep(0.1)
+        seconds = time.perf_counter() - start
+    assert job.status == Job.Status.DONE, job.error
+    for part in job.parts.order_by("pk"):
+        print(f"  {kind} part {part.params['part']}: {(part.finished_at - part.started_at).total_seconds():.1f} s "
+              f"(queued {(part.started_at - part.created_at).total_seconds():.1f} s)", file=sys.stderr)
+    return seconds, job
+
+
+def _report(job) -> dict:
+    from workbench import files as store
+    from workbench import jobs
+
+    with store.open_file(jobs.job_output(job, job.result["file"])) as handle:
+        archive = zipfile.ZipFile(io.BytesIO(handle.read()))
+    return {n.split("/", 1)[1]: archive.read(n) for n in archive.namelist()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--topics", type=int, default=50)
+    parser.add_argument("--depth", type=int, default=1000)
+    parser.add_argument("--pool-depth", type=int, default=100)
+    parser.add_argument("--postgres", default="")
+    parser.add_argument("--s3", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
+        tmp = Path(name)
+        if args.postgres:
+            os.environ["DATABASE_URL"] = args.postgres
+        database = stack.enter_context(_database(tmp))
+        if not args.postgres:
+            os.environ.pop("DATABASE_URL", None)
+            database = f"sqlite:///{tmp / 'bench.sqlite3'}"
+        if args.s3:
+            from tests.s3server import running_s3
+
+            os.environ.update(stack.enter_context(running_s3()).env("bench"))
+        _setup(database, tmp / "var")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        clock = time.perf_counter()
+        collection = _import(tmp, args)
+        imported = time.perf_counter() - clock
+        from evaluation.tasks import evaluate_collection
+        from pooling.models import Pool
+        from pooling.tasks import build_pool
+
+        rows, pools, reports = [], {}, {}
+        for workers in (1, 2):
+            arguments = {"name": f"p{workers}", "strategy": "depth", "depth": args.pool_depth, "seed": 1}
+            seconds, _ = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
+            rows.append((f"depth-{args.pool_depth} pool build", workers, seconds))
+            pool = Pool.objects.get(name=f"p{workers}")
+            pools[workers] = sorted(pool.entries.values_list("topic__qid", "docno", "judging_order"))
+        _judge(collection, tmp, "p1")
+        for workers in (1, 2):
+            seconds, job = _run(evaluate_collection, "evaluation", collection,
+                                {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]}, workers, tmp, env)
+            rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds))
+            reports[workers] = _report(job)
+        assert pools[1] == pools[2], "the split pool differs"
+        assert reports[1] == reports[2], "the split report differs"
+        lines = args.runs * args.topics * args.depth
+        print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
+              f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import {imported:.1f} s\n")
+        print("| job | 1 worker | 2 workers | ratio |\n|---|---:|---:|---:|")
+        for label in dict.fromkeys(r[0] for r in rows):
+            one, two = (s for r, w, s in rows if r == label)
+            print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} |")
+        print("\nSame pool and same report with one worker and with two: yes")
+
+
+if __name__ == "__main__":
+    main()
