@@ -95,7 +95,11 @@ def write(path: Path, scores: dict[str, EvalResult], meta: dict) -> Path:
                       **{n: pa.array(np.concatenate(c) if c else np.zeros(0), pa.float64())
                          for n, c in columns.items()}})
     full = {**meta, "aggregates": aggregates, "order": list(scores)}
-    table = table.replace_schema_metadata({b"board": json.dumps(full).encode()})
+    return write_parquet(path, table.replace_schema_metadata({b"board": json.dumps(full).encode()}))
+
+
+def write_parquet(path: Path, table: pa.Table) -> Path:
+    """``table`` at ``path``, whole or not at all (written aside, then renamed): a reader never sees half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
     os.close(descriptor)

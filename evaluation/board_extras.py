@@ -24,8 +24,6 @@ computes in the request as before (an assessor's qrels, another measure) or show
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,14 +65,8 @@ def loo_name(measure_name: str, by: str) -> str:
 # ----------------------------------------------------------------------------------------- files
 def write_extra(path: Path, frame: pd.DataFrame, meta: dict | None = None) -> Path:
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                           b"extra": json.dumps(meta or {}, default=_plain).encode()})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
-    os.close(descriptor)
-    pq.write_table(table, aside, compression="zstd")
-    os.replace(aside, path)
-    return path
+    return board.write_parquet(path, table.replace_schema_metadata({
+        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=_plain).encode()}))
 
 
 def _plain(value):

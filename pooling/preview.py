@@ -143,9 +143,9 @@ def _tops(collection: Collection, used: list[str], depth: int):
         del whole
 
 
-def _offered(collection: Collection, tags) -> tuple[list[str], dict, dict]:
-    """The runs the build could use, in the order the build takes them (as ``runs_for``), with their teams
-    and priorities: read from the runs' rows, not their lines."""
+def offered_rows(collection: Collection, tags) -> list[tuple[str, str, int]]:
+    """(tag, team, priority) of the runs a build could use (the named ones, or every run offered to the pool),
+    in the order the build takes them (as ``runs_for``): read from the runs' rows, not their lines."""
     runs = Run.objects.filter(collection_id=collection.pk)
     if tags:
         known = set(runs.filter(tag__in=list(tags)).values_list("tag", flat=True))
@@ -158,6 +158,11 @@ def _offered(collection: Collection, tags) -> tuple[list[str], dict, dict]:
     rows = list(runs.values_list("tag", "team", "pool_priority"))
     if not rows:
         raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
+    return rows
+
+
+def _offered(collection: Collection, tags) -> tuple[list[str], dict, dict]:
+    rows = offered_rows(collection, tags)
     return [t for t, _, _ in rows], {t: team for t, team, _ in rows}, {t: p for t, _, p in rows}
 
 

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from pooling.entries import PoolRefused
+from pooling.preview import offered_rows
 from workbench import runstore
-from workbench.models import Collection, Run
+from workbench.models import Collection
 from workbench.selectors import run_frames
 
 __all__ = ["cut_runs", "frames_of", "pool_tags", "splittable"]
@@ -33,19 +33,7 @@ def splittable(arguments: dict) -> bool:
 def pool_tags(collection: Collection, tags: Sequence[str] | None) -> list[str]:
     """The runs a build pools (the named ones, or every contributing run), in the order the build reads them,
     without reading their lines."""
-    runs = Run.objects.filter(collection_id=collection.pk)
-    if tags:
-        known = set(runs.filter(tag__in=list(tags)).values_list("tag", flat=True))
-        unknown = [t for t in tags if t not in known]
-        if unknown:
-            raise PoolRefused(f"no run {', '.join(map(repr, unknown))} in collection {collection.slug!r}")
-        runs = runs.filter(tag__in=list(tags))
-    else:
-        runs = runs.filter(contributes=True)
-    found = list(runs.values_list("tag", flat=True))
-    if not found:
-        raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
-    return found
+    return [tag for tag, _, _ in offered_rows(collection, tags)]
 
 
 def cut_runs(collection: Collection, tags: Sequence[str], depth: int) -> bytes:
