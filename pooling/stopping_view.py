@@ -5,6 +5,7 @@ from __future__ import annotations
 from pooling import advance
 from pooling.models import Pool
 from pooling.strategies import registry
+from pooling.strategies.ranking import sorted_topics
 
 __all__ = ["stopping_states"]
 
@@ -31,6 +32,6 @@ def stopping_states(collection) -> list[dict]:
     for pool in Pool.objects.filter(collection=collection).order_by("name"):
         if not registry.is_adaptive(pool.strategy) or not registry.get(pool.strategy).needs_corpus:
             continue
-        qids = sorted(pool.params.get("budgets", {}))
+        qids = sorted_topics(pool.params.get("budgets", {}))  # 1, 2, …, 10, as every other table
         out.append({"pool": pool, "rows": [_row(q, advance.topic_status(pool, q)) for q in qids]})
     return out
