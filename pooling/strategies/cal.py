@@ -31,11 +31,13 @@ import math
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
-from sklearn.linear_model import LogisticRegression
+
+if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, not with the pool registry
+    import scipy.sparse as sp
 
 from .features import Features
 from .ranking import sorted_topics, topic_rng
@@ -321,6 +323,9 @@ class CalPool:
         labels = np.array([int(r) for _, r in t.review], dtype=np.int64)
         unknown = np.flatnonzero((t.relevance < 0) & ~t.side_member)
         presumed = t.rng.choice(unknown, size=min(self.cal.presumed, len(unknown)), replace=False)
+        import scipy.sparse as sp
+        from sklearn.linear_model import LogisticRegression
+
         rows = sp.vstack([t.query, matrix[judged], matrix[presumed]]).tocsr()
         y = np.concatenate([[1], labels, np.zeros(len(presumed), dtype=np.int64)])
         if y.min() == y.max():  # a single class (no unjudged document left to presume): rank by the topic text

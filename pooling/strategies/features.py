@@ -22,12 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, HashingVectorizer
-from sklearn.preprocessing import normalize
+
+# scikit-learn and scipy are imported where features are made or read, not with this module: the pool registry
+# imports it, and every web worker would pay some 100 MB for them at start
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import HashingVectorizer
 
 __all__ = ["Features", "build_features", "load_features"]
 
@@ -38,6 +41,13 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 @lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
 def _stemmer():
     import Stemmer  # PyStemmer: Snowball's English (Porter 2) stemmer
 
@@ -45,11 +55,14 @@ def _stemmer():
 
 
 def _stemmed_words(text: str) -> list[str]:
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in ENGLISH_STOP_WORDS]
+    stop = _stop_words()
+    words = [w for w in _TOKEN.findall(text.lower()) if w not in stop]
     return _stemmer().stemWords(words)
 
 
 def _vectorizer(n_features: int, stem: bool = True) -> HashingVectorizer:
+    from sklearn.feature_extraction.text import HashingVectorizer
+
     if stem:
         return HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None, analyzer=_stemmed_words,
                                  dtype=np.float32)
@@ -84,6 +97,9 @@ class Features:
 
     def query(self, text: str) -> sp.csr_matrix:
         """A topic's text as a (1, n_features) unit vector in the documents' space (zero if no word is known)."""
+        import scipy.sparse as sp
+        from sklearn.preprocessing import normalize
+
         vec = _log_tf(_vectorizer(self.n_features, self.stemmed).transform([text or ""])).multiply(self.idf[None, :])
         return normalize(sp.csr_matrix(vec, dtype=np.float32))
 
@@ -103,6 +119,8 @@ class Features:
 
 
 def load_features(path: str | Path | BinaryIO) -> Features:
+    import scipy.sparse as sp
+
     with np.load(path, allow_pickle=False) as z:
         matrix = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
         return Features(np.asarray(z["docnos"], dtype=object), matrix, z["idf"], bool(z["stemmed"]))
@@ -111,6 +129,8 @@ def load_features(path: str | Path | BinaryIO) -> Features:
 def build_features(docnos: Sequence[str], texts: Sequence[str], *,
                    n_features: int = DEFAULT_N_FEATURES, stem: bool = True) -> Features:
     """Hashed log-tf x idf unit vectors of ``texts`` (one per docno, same order)."""
+    from sklearn.preprocessing import normalize
+
     if len(docnos) != len(texts):
         raise ValueError("one text per document")
     counts = _vectorizer(n_features, stem).transform(texts).tocsr()

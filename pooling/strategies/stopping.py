@@ -41,7 +41,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import beta, binom
 
 __all__ = ["QBCB", "RULES", "Knee", "StopDecision", "StopRule", "Target", "clopper_pearson", "knee_point",
            "make_rule", "qbcb_threshold", "recall_estimate", "relevant_estimate"]
@@ -72,6 +71,8 @@ def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     if n <= 0:
         return 0.0, 1.0
     a = 1.0 - confidence
+    from scipy.stats import beta  # scipy.stats weighs 50 MB: imported when an interval is asked for
+
     low = 0.0 if k <= 0 else float(beta.ppf(a / 2, k, n - k + 1))
     high = 1.0 if k >= n else float(beta.ppf(1 - a / 2, k + 1, n - k))
     return low, high
@@ -183,6 +184,8 @@ class Target(_Sampled):
 
 def qbcb_threshold(positives: int, target_recall: float, confidence: float) -> int | None:
     """Smallest j with P(Binomial(positives, target_recall) < j) >= confidence, None if none <= positives."""
+    from scipy.stats import binom
+
     for j in range(1, positives + 1):
         if binom.cdf(j - 1, positives, target_recall) >= confidence:
             return j
