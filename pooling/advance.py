@@ -9,6 +9,7 @@ so that the next judgment only adds one step. Judgments come from the reader jud
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import pandas as pd
@@ -16,7 +17,7 @@ from django.db.models import Max
 
 from pooling.extensions import document_offered, judged_documents
 from pooling.features import corpus_for
-from pooling.models import Pool, PoolEntry
+from pooling.models import Pool, PoolEntry, PoolTopicState
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
 from workbench.cache import LRU
@@ -84,7 +85,22 @@ def topic_status(pool: Pool, qid: str) -> dict | None:
         judged.append((docno, known[docno]))
     strategy = _topic_strategy(pool, qid, judged)
     _strategies.put((pool.pk, qid), (strategy, len(judged)))
-    return strategy.status(qid)
+    return _store_status(pool, qid, strategy)
+
+
+def _plain(value):
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def _store_status(pool: Pool, qid: str, strategy) -> dict | None:
+    """Keep the topic's stopping state where every web process reads it (:class:`PoolTopicState`)."""
+    if not registry.get(pool.strategy).needs_corpus:
+        return None
+    status = json.loads(json.dumps(strategy.status(qid), default=_plain))
+    PoolTopicState.objects.update_or_create(pool=pool, qid=qid, defaults={"status": status})
+    return status
 
 
 def _add_entry(pool: Pool, topic: Topic, strategy, docno: str, order: int) -> PoolEntry:
@@ -127,4 +143,5 @@ def pool_advance(*, pool: Pool, qid: str) -> PoolEntry | None:
         strategy.record(qid, docno, judged[docno])
         recorded += 1
     _strategies.put((pool.pk, qid), (strategy, recorded))
+    _store_status(pool, qid, strategy)
     return entry

@@ -111,3 +111,20 @@ class CollectionFeatures(models.Model):
 
     def __str__(self) -> str:
         return f"features of {self.collection} ({self.documents} documents)"
+
+
+class PoolTopicState(models.Model):
+    """A ``cal`` topic's stopping state and estimates as its last judgment left them
+    (:meth:`pooling.strategies.cal.CalPool.status`), so that the pools page reads them rather than rebuilding
+    every topic's model in the request (3.7 s for 50 topics of 100 judgments in a fresh web process)."""
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="topic_states")
+    qid = models.CharField(max_length=64)
+    status = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pool", "qid"], name="pool_topic_state_once")]
+
+    def __str__(self) -> str:
+        return f"{self.pool} topic {self.qid}"

@@ -189,3 +189,4 @@ def pool_topic_stop(*, pool: Pool, qid: str, reason: str = "") -> None:
     stopped[qid] = reason.strip() or "stopped by hand"
     pool.params = {**pool.params, "stopped": stopped}
     pool.save(update_fields=["params", "updated_at"])
+    advance.topic_status(pool, qid)  # the stored state says stopped, and why

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pooling import advance
-from pooling.models import Pool
+from pooling.models import Pool, PoolTopicState
 from pooling.strategies import registry
 from pooling.strategies.ranking import sorted_topics
 
@@ -33,5 +33,8 @@ def stopping_states(collection) -> list[dict]:
         if not registry.is_adaptive(pool.strategy) or not registry.get(pool.strategy).needs_corpus:
             continue
         qids = sorted_topics(pool.params.get("budgets", {}))  # 1, 2, …, 10, as every other table
-        out.append({"pool": pool, "rows": [_row(q, advance.topic_status(pool, q)) for q in qids]})
+        # as each topic's last judgment left it; a topic never stored (a pool built before) is computed once
+        stored = dict(PoolTopicState.objects.filter(pool=pool).values_list("qid", "status"))
+        out.append({"pool": pool, "rows": [_row(q, stored[q] if q in stored else advance.topic_status(pool, q))
+                                           for q in qids]})
     return out

@@ -160,3 +160,28 @@ def test_documents_imported_after_the_build_never_make_a_judgment_compute_featur
     queued.refresh_from_db()
     assert queued.status == Job.Status.DONE
     assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS) + 5
+
+
+def test_the_pools_page_reads_each_topics_state_as_the_last_judgment_left_it(collection, assessor, organizer,
+                                                                            client, monkeypatch):
+    """A fresh web process has no topic model in memory: the page reads the stored states instead of
+    rebuilding a model per topic (seconds on a real pool), and a judgment updates its topic's state."""
+    from pooling import advance
+    from pooling.models import PoolTopicState
+
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
+    pool = Pool.objects.get()
+    assert set(PoolTopicState.objects.filter(pool=pool).values_list("qid", flat=True)) == {"301", "302", "303"}
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    judge_next(assessor, 1, "a")
+    judge_next(assessor, 1, "b")
+    assert PoolTopicState.objects.get(pool=pool, qid="301").status["found"] == 2
+
+    def rebuilt(*args, **kwargs):
+        raise AssertionError("the page rebuilt a topic's model")
+
+    advance.forget(pool)  # as in another web process
+    monkeypatch.setattr(advance, "_topic_strategy", rebuilt)
+    client.force_login(organizer)
+    page = client.get("/console/robust/pools/").content.decode()
+    assert "Stopping state of main" in page and ">301<" in page.replace(" ", "")
