@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from evaluation import board, cache
+from workbench.jsonsafe import numpy_scalar
 from workbench.models import Collection, Job
 
 __all__ = ["LOO_KIND", "TOPIC_DEPTHS", "build_extras", "loo_name", "read_extra", "stored", "store_leave_one_out"]
@@ -66,13 +67,7 @@ def loo_name(measure_name: str, by: str) -> str:
 def write_extra(path: Path, frame: pd.DataFrame, meta: dict | None = None) -> Path:
     table = pa.Table.from_pandas(frame, preserve_index=False)
     return board.write_parquet(path, table.replace_schema_metadata({
-        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=_plain).encode()}))
-
-
-def _plain(value):
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"cannot store {type(value).__name__}")
+        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=numpy_scalar).encode()}))
 
 
 def read_extra(path: Path) -> tuple[pd.DataFrame, dict]:

@@ -21,6 +21,7 @@ from pooling.models import Pool, PoolEntry, PoolTopicState
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
 from workbench.cache import LRU
+from workbench.jsonsafe import numpy_scalar
 from workbench.models import Topic
 from workbench.selectors import run_frames
 
@@ -88,17 +89,11 @@ def topic_status(pool: Pool, qid: str) -> dict | None:
     return _store_status(pool, qid, strategy)
 
 
-def _plain(value):
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    raise TypeError(f"cannot store {type(value).__name__}")
-
-
 def _store_status(pool: Pool, qid: str, strategy) -> dict | None:
     """Keep the topic's stopping state where every web process reads it (:class:`PoolTopicState`)."""
     if not registry.get(pool.strategy).needs_corpus:
         return None
-    status = json.loads(json.dumps(strategy.status(qid), default=_plain))
+    status = json.loads(json.dumps(strategy.status(qid), default=numpy_scalar))
     PoolTopicState.objects.update_or_create(pool=pool, qid=qid, defaults={"status": status})
     return status
 

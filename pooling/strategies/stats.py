@@ -75,6 +75,14 @@ def _pair_codes(provenance: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, pd.In
     return qid.astype(np.int64) * max(len(docs), 1) + doc, run, pd.Index([str(t) for t in tags])
 
 
+def _pair_grades(provenance: pd.DataFrame, pair: np.ndarray, rows: np.ndarray, qrels: pd.DataFrame) -> np.ndarray:
+    """The grade of each distinct pair (``pair`` holds codes 0..n-1; ``rows[i]`` is element i's row of
+    ``provenance``), looked up once, from the pair's first row; NaN when unjudged."""
+    first = np.empty(pair.max(initial=-1) + 1, dtype=np.int64)
+    first[pair[::-1]] = rows[::-1]
+    return _lookup(provenance.iloc[first], qrels)
+
+
 def unique_contributions(provenance: pd.DataFrame, qrels: pd.DataFrame | None = None, *,
                          relevant_from: int = 1) -> pd.DataFrame:
     """Per run: pairs it contributed, pairs only it contributed, and (with qrels) their relevant part.
@@ -90,9 +98,7 @@ def unique_contributions(provenance: pd.DataFrame, qrels: pd.DataFrame | None = 
     out = {"tag": [str(t) for t in tags], "contributed": np.bincount(run, minlength=n).astype(np.int64),
            "unique": np.bincount(run, weights=unique, minlength=n).astype(np.int64)}
     if qrels is not None:
-        first = np.empty(pair.max(initial=-1) + 1, dtype=np.int64)
-        first[pair[::-1]] = rows[::-1]  # each pair's first row: its grade is looked up once
-        grades = _lookup(provenance.iloc[first], qrels)
+        grades = _pair_grades(provenance, pair, rows, qrels)
         relevant = (np.nan_to_num(grades, nan=-np.inf) >= relevant_from)[pair].astype(np.int64)
         out["relevant"] = np.bincount(run, weights=relevant, minlength=n).astype(np.int64)
         out["unique_relevant"] = np.bincount(run, weights=relevant * unique, minlength=n).astype(np.int64)
@@ -144,14 +150,11 @@ def relevant_by_depth(provenance: pd.DataFrame, qrels: pd.DataFrame, depths: Seq
     pair, _, _ = _pair_codes(provenance)
     pair, pairs = pd.factorize(pair, sort=False)
     ranks = provenance["rank"].to_numpy(dtype=np.int64)
-    best = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(best, pair, ranks)
-    first = np.empty(len(pairs), dtype=np.int64)
-    first[pair[::-1]] = np.arange(len(pair) - 1, -1, -1)
-    grades = _lookup(provenance.iloc[first], qrels)
+    min_depth = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(min_depth, pair, ranks)
+    grades = _pair_grades(provenance, pair, np.arange(len(pair)), qrels)
     judged = ~np.isnan(grades)
     relevant = np.nan_to_num(grades, nan=-np.inf) >= relevant_from
-    min_depth = best
     rows = []
     for k in depths:
         inside = min_depth <= k
