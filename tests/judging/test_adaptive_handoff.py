@@ -10,6 +10,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.dispatch import Signal
 
 import pooling
@@ -75,3 +77,34 @@ def test_the_pool_knows_only_the_judgments_it_is_given(pool):
     assert [e.docno for e in advanced.to_judge] == [e.docno for e in advanced.added]
     assert len(advanced.to_judge) == 1 and advanced.to_judge[0].docno != entry.docno
     assert PoolEntry.objects.filter(pool=pool, topic__qid="301").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_adaptive_pool_built_before_keeps_the_judgments_it_had_when_the_database_is_migrated():
+    """Pools built when the pool read judgments at each step learn them once, by migration: a topic stopped
+    by hand afterwards still shows its judgments (the pool replays from what it was told)."""
+    executor = MigrationExecutor(connection)
+    before = [("pooling", "0005_pool_topic_state"), ("judging", "0004_machine_assessors")]
+    after = [("pooling", "0006_entry_relevant_as_the_pool_learnt_it")]
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        collection = old.get_model("workbench", "Collection").objects.create(slug="old", name="Old",
+                                                                             relevant_from=1)
+        topic = old.get_model("workbench", "Topic").objects.create(collection=collection, qid="7", title="t")
+        mtf = old.get_model("pooling", "Pool").objects.create(collection=collection, name="main", strategy="mtf")
+        depth = old.get_model("pooling", "Pool").objects.create(collection=collection, name="d", strategy="depth")
+        Entry = old.get_model("pooling", "PoolEntry")
+        for pool in (mtf, depth):
+            for n, docno in enumerate(["a", "b", "c", "d"], 1):
+                Entry.objects.create(pool=pool, topic=topic, docno=docno, judging_order=n, pool_rank=n)
+        Judgment = old.get_model("judging", "Judgment")
+        for docno, grade, source in [("a", 0, "web"), ("a", 2, "web"), ("b", None, "web"), ("c", 2, "machine")]:
+            Judgment.objects.create(collection=collection, topic=topic, docno=docno, grade=grade, assessor="x",
+                                    source=source, cannot_judge=grade is None)
+        MigrationExecutor(connection).migrate(after)
+    finally:
+        MigrationExecutor(connection).migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    learnt = dict(PoolEntry.objects.filter(pool__name="main").values_list("docno", "relevant"))
+    assert learnt == {"a": True, "b": False, "c": None, "d": None}, "latest grade; cannot judge is not relevant; a machine's is none"
+    assert set(PoolEntry.objects.filter(pool__name="d").values_list("relevant", flat=True)) == {None}
