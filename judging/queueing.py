@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, OuterRef, QuerySet
 
 from judging.machine.calibration import Calibration
 from judging.models import Assignment, AssignmentItem, Judgment, MachineVerdict
@@ -68,20 +68,21 @@ def take_in_judged(pool: Pool, qids: Iterable[str]) -> None:
         pool_advance_queued(pool, qid)
 
 
-def queue_pool_additions(assignments: Iterable[Assignment]) -> int:
+def queue_pool_additions(assignments: QuerySet[Assignment]) -> int:
     """Documents an adaptive pool added on these assignments' topics that nobody holds yet (a build that
-    raised the budget) join the queues of the topic's assessors; items added."""
+    raised the budget) join the queues of the topic's assessors; items added. One query when there are none."""
+    mine = assignments.filter(pool__strategy__in=registry.adaptive_names())
+    held = AssignmentItem.objects.filter(assignment__pool_id=OuterRef("pool_id"),
+                                         assignment__topic_id=OuterRef("topic_id"), docno=OuterRef("docno"))
+    unheld = (PoolEntry.objects.filter(relevant__isnull=True)
+              .filter(Exists(mine.filter(pool_id=OuterRef("pool_id"), topic_id=OuterRef("topic_id"))))
+              .exclude(Exists(held)).select_related("pool__collection", "topic").order_by("judging_order"))
+    by_topic: dict[tuple[int, int], list[PoolEntry]] = {}
+    for entry in unheld:
+        by_topic.setdefault((entry.pool_id, entry.topic_id), []).append(entry)
     added = 0
-    for assignment in assignments:
-        pool = assignment.pool
-        if not registry.is_adaptive(pool.strategy):
-            continue
-        held = AssignmentItem.objects.filter(assignment__pool=pool, assignment__topic_id=assignment.topic_id)
-        new = list(PoolEntry.objects.filter(pool=pool, topic_id=assignment.topic_id, relevant__isnull=True)
-                   .exclude(docno__in=Subquery(held.values("docno"))).order_by("judging_order"))
-        if not new:
-            continue
-        qid = assignment.topic.qid
+    for new in by_topic.values():
+        pool, qid = new[0].pool, new[0].topic.qid
         known = judged_documents(pool.collection, qid, [e.docno for e in new])
         if known:
             take_in_judged(pool, [qid])  # judged meanwhile: the pool learns it and offers its next one

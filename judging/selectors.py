@@ -12,7 +12,6 @@ from judging.models import Assignment, AssignmentItem, Judgment
 from judging.qrels import assessor_judgments, current_judgments
 from judging.queueing import queue_pool_additions
 from pooling.models import Pool, PoolEntry
-from pooling.strategies import registry
 from workbench.formats.ids import natural_positions
 from workbench.models import Collection, Document
 
@@ -21,7 +20,7 @@ from workbench.models import Collection, Document
 def assessor_queue(user) -> list[dict]:
     """The assessor's assignments with progress, in the order they are judged (with the documents an
     adaptive pool added since it was last asked)."""
-    queue_pool_additions(_adaptive_assignments(user))
+    queue_pool_additions(Assignment.objects.filter(assessor=user))
     assignments = list(Assignment.objects.filter(assessor=user).select_related("topic", "pool__collection")
                        .order_by("pool_id", "id"))
     progress = assignment_progress([a.pk for a in assignments])
@@ -42,15 +41,10 @@ def next_item_for(user, *, assignment_id: int | None = None):
     if item is None or (assignment_id is not None and item.assignment_id != assignment_id):
         # the assignment (or the whole queue) is done: an adaptive pool may have grown since (a build that
         # raised its budget), its new documents join the topic's queues now
-        mine = _adaptive_assignments(user)
+        mine = Assignment.objects.filter(assessor=user)
         if queue_pool_additions(mine.filter(pk=assignment_id) if item is not None else mine):
             item = _next_pending(user, assignment_id)
     return item
-
-
-def _adaptive_assignments(user):
-    return (Assignment.objects.filter(assessor=user, pool__strategy__in=registry.adaptive_names())
-            .select_related("pool__collection", "topic"))
 
 
 def _next_pending(user, assignment_id: int | None):

@@ -70,11 +70,12 @@ def pool_record(pool: Pool, qid: str) -> Judged:
 
 def _learn(pool: Pool, qid: str, known: Mapping[str, bool]) -> None:
     """Keep on the pool's entries the judgments judging gave (so the pool's own callers can replay)."""
-    changed = [e for e in PoolEntry.objects.filter(pool=pool, topic__qid=qid, docno__in=list(known))
-               if e.relevant != known[e.docno]]
-    for entry in changed:
-        entry.relevant = known[entry.docno]
-    PoolEntry.objects.bulk_update(changed, ["relevant"])
+    stored = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid, docno__in=list(known))
+                  .values_list("pk", "docno", "relevant"))
+    for value in (True, False):
+        changed = [pk for pk, docno, relevant in stored if bool(known[docno]) is value and relevant is not value]
+        if changed:
+            PoolEntry.objects.filter(pk__in=changed).update(relevant=value)
 
 
 def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
