@@ -108,3 +108,28 @@ def test_a_depth_pool_has_no_estimates_to_show_or_export(db, tmp_path, organizer
     client.force_login(organizer)
     assert "Recall estimates" not in client.get("/collections/robust/pool/").content.decode()
     assert "recall_estimates.tsv" not in bundled(collection)
+
+
+def test_a_qbcb_pool_exports_its_samples_estimate_of_the_relevant_documents(cal_collection, assessor, organizer,
+                                                                          client):
+    from pooling.models import PoolTopicState
+
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "12", "--seed", "3",
+        "--cal", "stop=qbcb", "target_recall=0.5", "confidence=0.5", "sample_size=10")
+    pool = Pool.objects.get()
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    judge_topic(assessor)
+    status = PoolTopicState.objects.get(pool=pool, qid="301").status
+    assert (status["side_judgments"], status["side_relevant"]) == (10, 1)
+    relevant, recall = status["relevant_estimate"], status["recall_estimate"]
+    assert relevant["estimate"] == pytest.approx(34 * 1 / 10), "the collection's 34 documents at the sample's rate"
+    relevant, recall = status["relevant_estimate"], status["recall_estimate"]
+    client.force_login(organizer)
+    row = {r["Topic"]: r for r in exported(client)}["301"]
+    assert row["Method"].startswith("cal qbcb")
+    assert (row["Relevant (est.)"], row["Relevant 95% low"], row["Relevant 95% high"]) == tuple(
+        f"{relevant[k]:.4f}" for k in ("estimate", "low", "high"))
+    assert (row["Recall so far (est.)"], row["Recall 95% low"], row["Recall 95% high"]) == tuple(
+        f"{recall[k]:.4f}" for k in ("estimate", "low", "high"))
+    assert (row["Sample judged"], row["Sample relevant"]) == (str(status["side_judgments"]),
+                                                              str(status["side_relevant"]))

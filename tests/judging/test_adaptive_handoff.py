@@ -22,6 +22,7 @@ from pooling.advance import pool_advance
 from pooling.models import Pool, PoolEntry
 from tests import factories
 
+QUEUE = "/judge/"
 RANKINGS = {"alpha": {"301": ["a1", "a2", "s1", "a3"], "302": ["b1", "b2"]},
             "beta": {"301": ["s1", "c1", "c2", "c3"], "302": ["b2", "b3"]}}
 
@@ -108,3 +109,24 @@ def test_an_adaptive_pool_built_before_keeps_the_judgments_it_had_when_the_datab
     learnt = dict(PoolEntry.objects.filter(pool__name="main").values_list("docno", "relevant"))
     assert learnt == {"a": True, "b": False, "c": None, "d": None}, "latest grade; cannot judge is not relevant; a machine's is none"
     assert set(PoolEntry.objects.filter(pool__name="d").values_list("relevant", flat=True)) == {None}
+
+
+def test_a_bigger_budget_reaches_the_assessors_queue_page(pool, assessor, client):
+    """Raising an adaptive pool's budget is a build (pooling): the new document joins the topic's queue when
+    the assessor next looks at it, judging asking the pool's entries nobody holds."""
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
+    for n in range(5):
+        item = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True).first()
+        if item is None:
+            break
+        judgment_record(item_id=item.pk, user=assessor, grade=0, client_token=f"q{n}")
+    assert n == 4, "the budget of four judgments is spent"
+    client.force_login(assessor)
+    assert "All your documents are judged" in client.get(QUEUE).content.decode()
+    out = StringIO()
+    call_command("build_pool", "robust", "--strategy", "mtf", "--budget", "5", "--depth", "4", "--seed", "1",
+                 stdout=out)
+    assert "added 1 documents" in out.getvalue()  # 301's fifth; 302's first still waits for a judgment
+    added = PoolEntry.objects.filter(pool=pool, topic__qid="301").order_by("-judging_order").first()
+    assert "1 document left" in client.get(QUEUE).content.decode()
+    assert AssignmentItem.objects.get(assignment__assessor=assessor, latest__isnull=True).docno == added.docno
