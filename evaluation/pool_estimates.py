@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from evaluation import cache
 from evaluation.engine.recall import sampled_estimate
 from judging.policies import DEFAULT_POLICY
 from judging.qrels import qrels as judged_qrels
@@ -114,14 +115,18 @@ def _sampled_rows(pool: Pool, policy: str) -> list[dict]:
 
 def pool_recall_estimates(pool: Pool, *, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
     """``COLUMNS`` per topic of the pool (empty for a pool without a random component); NaN where there is
-    no estimate yet (no relevant document in the sample, a stratum not judged)."""
-    if pool.strategy == "sampled":
-        rows = _sampled_rows(pool, policy)
-    elif _cal_samples(pool):
-        rows = _cal_rows(pool)
-    else:
-        rows = []
-    return pd.DataFrame(rows, columns=COLUMNS)
+    no estimate yet (no relevant document in the sample, a stratum not judged). Once per version of the
+    collection (a judgment, a topic stopped by hand or a build makes a new one)."""
+    def compute() -> pd.DataFrame:
+        if pool.strategy == "sampled":
+            rows = _sampled_rows(pool, policy)
+        elif _cal_samples(pool):
+            rows = _cal_rows(pool)
+        else:
+            rows = []
+        return pd.DataFrame(rows, columns=COLUMNS)
+
+    return cache.cached((cache.version(pool.collection), "pool recall estimates", pool.pk, policy), compute)
 
 
 def collection_recall_estimates(collection, *, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
