@@ -2,36 +2,10 @@
 
 from django.db import migrations, models
 
-#: the adaptive strategies when the field came (registry.adaptive_names() then)
-ADAPTIVE = ["mtf", "maxmean", "bandit", "cal"]
-
-
-def learn_the_judgments_so_far(apps, schema_editor):
-    """An adaptive pool built before keeps what judging had told it (then read at each judgment): the latest
-    non-machine judgment of each of its documents."""
-    from workbench.formats.relevance import is_relevant
-
-    Pool = apps.get_model("pooling", "Pool")
-    PoolEntry = apps.get_model("pooling", "PoolEntry")
-    Judgment = apps.get_model("judging", "Judgment")
-    for pool in Pool.objects.filter(strategy__in=ADAPTIVE).select_related("collection"):
-        entries = {(e.topic_id, e.docno): e for e in PoolEntry.objects.filter(pool=pool)}
-        latest = {}
-        for topic_id, docno, grade in (Judgment.objects.filter(collection_id=pool.collection_id)
-                                       .exclude(source="machine").order_by("id")
-                                       .values_list("topic_id", "docno", "grade")):
-            if (topic_id, docno) in entries:
-                latest[(topic_id, docno)] = grade
-        for key, grade in latest.items():
-            entries[key].relevant = grade is not None and bool(is_relevant(grade, pool.collection.relevant_from))
-        PoolEntry.objects.bulk_update([entries[k] for k in latest], ["relevant"], batch_size=2000)
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
         ('pooling', '0005_pool_topic_state'),
-        ('judging', '0004_machine_assessors'),
     ]
 
     operations = [
@@ -40,5 +14,4 @@ class Migration(migrations.Migration):
             name='relevant',
             field=models.BooleanField(blank=True, default=None, help_text='Adaptive pools: the judgment the strategy learnt of the document (relevant or not), as judging gave it; empty while the document waits for one, and for fixed pools.', null=True),
         ),
-        migrations.RunPython(learn_the_judgments_so_far, migrations.RunPython.noop),
     ]

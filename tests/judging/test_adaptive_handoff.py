@@ -86,7 +86,7 @@ def test_an_adaptive_pool_built_before_keeps_the_judgments_it_had_when_the_datab
     by hand afterwards still shows its judgments (the pool replays from what it was told)."""
     executor = MigrationExecutor(connection)
     before = [("pooling", "0005_pool_topic_state"), ("judging", "0004_machine_assessors")]
-    after = [("pooling", "0006_entry_relevant_as_the_pool_learnt_it")]
+    after = [("judging", "0005_adaptive_pools_learn_the_judgments_so_far")]
     executor.migrate(before)
     try:
         old = executor.loader.project_state(before).apps
