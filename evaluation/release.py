@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 import pandas as pd
 
 from evaluation.inferred import sampled_qrels, sampled_qrels_lines
+from evaluation.pool_estimates import collection_recall_estimates, estimates_tsv
 from judging import qrels as judged
 from judging import selectors as judging_selectors
 from judging.completeness import topic_completeness
@@ -140,6 +141,9 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
     sample = sampled_qrels(collection, policy=policy)
     if sample:  # the stratified sample in sample_eval.pl's format: xinfAP and infNDCG can be recomputed
         files["qrels.sampled.txt"] = "".join(f"{line}\n" for line in sampled_qrels_lines(sample))
+    estimates = collection_recall_estimates(collection, policy=policy)
+    if len(estimates):  # pools with a random component: relevant documents and recall, estimated per topic
+        files["recall_estimates.tsv"] = estimates_tsv(estimates)
     report = judging_selectors.agreement_report(collection)
     if len(report["pairs"]):
         files["agreement/pairs.csv"] = _csv(report["pairs"])
@@ -198,6 +202,13 @@ def _file_lines(collection: Collection, files: dict[str, str], policy: str) -> l
         "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
         "comment and supporting passage, time spent, and which record revised which (`manage.py "
         "import_judgments` reads it back).",
+        *(["- `recall_estimates.tsv`: per topic of each pool with a random component (sampled strata; a cal "
+           "pool whose stopping rule judges a random sample on the side), the relevant documents estimated "
+           "(`relevant_estimate`, 95% interval `relevant_low`-`relevant_high`) and the pool's recall so far "
+           "(`recall`, `recall_low`-`recall_high`), from `judged` documents with `found` relevant of which "
+           "`sample_judged` / `sample_relevant` in the random sample; `method` says how each was computed. "
+           "Empty: no estimate yet (no relevant document in the sample, a stratum not judged)."]
+          if "recall_estimates.tsv" in files else []),
         *(["- `qrels.sampled.txt`: the stratified sample behind the leaderboard's xinfAP and infNDCG, in NIST's "
            "sample_eval.pl format (`topic 0 docno stratum grade`, -1: in the population, not sampled); "
            "`manage.py xinfap` or sample_eval.pl recompute them."] if "qrels.sampled.txt" in files else []),

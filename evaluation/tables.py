@@ -376,11 +376,11 @@ JUDGED_COLUMNS = [("judged", tables.Column(verbose_name=JUDGED_IN_POOL)),
 
 
 def table_export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
-    """``?_export=csv&_table=PREFIX``: that table as CSV (every row, not one page)."""
-    wanted = request.GET.get("_table")
+    """``?_export=csv&_table=PREFIX`` (or ``json``): that table, every row, not one page."""
+    wanted, form = request.GET.get("_table"), request.GET.get("_export")
     for table in tables_:
-        if request.GET.get("_export") == "csv" and table.prefix == wanted:
-            return TableExport("csv", table).response(f"{filename}.{table.prefix.strip('-')}.csv")
+        if form in ("csv", "json") and table.prefix == wanted:
+            return TableExport(form, table).response(f"{filename}.{table.prefix.strip('-')}.{form}")
     return None
 
 

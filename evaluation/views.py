@@ -12,7 +12,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import board_pages, plots, release, scoring, selectors, tables
+from evaluation import board_pages, plots, pool_estimates, release, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -332,11 +332,16 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
         ("qid", "Topic", lambda r: reverse("evaluation:topic", args=[collection.slug, r["qid"]])),
         ("pool_size", "Pooled", "int"), ("judged", tables.JUDGED_IN_POOL, "int"), ("judgments", tables.JUDGMENTS_ALL, "int"),
         ("relevant", "Relevant", "int")], prefix="t-", request=request, per_page=100, label="Pool per topic")
-    exported = tables.table_export(request, [runs_table, topics_table, overlap], f"{collection.slug}.pool")
+    estimates = (tables.rows_table(pool_estimates.pool_recall_estimates(pool).to_dict("records"),
+                                   pool_estimates.PAGE_COLUMNS, prefix="e-", request=request, per_page=100,
+                                   label="Recall estimates") if pool_estimates.has_estimates(pool) else None)
+    exported = tables.table_export(request, [runs_table, topics_table, overlap, *([estimates] if estimates else [])],
+                                   f"{collection.slug}.pool")
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
         "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
         "overlap_table": overlap, "query": tables.query_without_export(request), "topics_table": topics_table,
+        "estimates_table": estimates,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": is_organizer(request.user)})

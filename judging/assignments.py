@@ -17,6 +17,7 @@ from django.db.models import Count, Q, Subquery
 from judging.allocation import allocate, effort
 from judging.duplicates import covered_by_propagation
 from judging.models import Assignment, AssignmentItem, Judgment
+from judging.queueing import take_in_judged
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
 from workbench.models import Document
@@ -73,7 +74,7 @@ def _holders(pool: Pool) -> dict[tuple[int, str], set[int]]:
 
 def _not_judged_elsewhere(pool: Pool, rows, holders) -> list:
     """An adaptive pool takes in documents the collection judged before it offered them, without giving
-    them to anybody (pooling.advance.pool_advance): nobody is asked to judge those again."""
+    them to anybody (:func:`judging.queueing.take_in_judged`): nobody is asked to judge those again."""
     if not registry.is_adaptive(pool.strategy):
         return rows
     judged = set(Judgment.objects.filter(collection=pool.collection, topic_id__in={r[0] for r in rows})
@@ -95,6 +96,8 @@ def assignments_create(*, pool: Pool, assessors: Sequence[User], topics: Sequenc
     assessors = list(dict.fromkeys(assessors))
     if not assessors:
         raise AssignmentRefused("name at least one assessor")
+    # an adaptive pool learns first what the collection judged of the documents it offered
+    take_in_judged(pool, topics if topics is not None else pool.collection.topics.values_list("qid", flat=True))
     holders = _holders(pool)
     rows = _not_judged_elsewhere(pool, _rows_to_assign(pool, topics), holders)
     if not rows:

@@ -1,16 +1,28 @@
-"""What judging gives adaptive pools (connected in ``JudgingConfig.ready()``, see ``pooling.extensions``):
-the collection's judgments of a topic's documents, and a place in the assessors' queues for each document
-an adaptive pool offers."""
+"""Judging and adaptive pools, in one direction: judging asks the pool for a topic's next document with the
+judgments it knows (:func:`pooling.advance.pool_advance`) and queues what the pool returns for the topic's
+assessors. Pooling never calls back: it keeps what it was told on its entries.
+
+- after each judgment in an adaptive pool (``judging.services``): :func:`pool_advance_queued`;
+- when an organizer assigns an adaptive pool's topics (``judging.assignments``): :func:`take_in_judged`, so
+  that a document the collection judged before the pool offered it is not asked again;
+- when an assessor runs out of work (``judging.selectors.next_item_for``): :func:`queue_pool_additions`,
+  the documents a build with a bigger budget added since.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import partial
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef, QuerySet
 
 from judging.machine.calibration import Calibration
 from judging.models import Assignment, AssignmentItem, Judgment, MachineVerdict
+from pooling.advance import Advance, pool_advance
+from pooling.models import Pool, PoolEntry
+from pooling.strategies import registry
 from workbench.models import Job
 
 
@@ -25,11 +37,57 @@ def judged_documents(collection, qid: str, docnos: Sequence[str]) -> dict[str, b
     return known
 
 
-def queue_offered_document(sender, *, pool, entry, **kwargs) -> None:
-    """The assessors of the topic get the new document at the end of their queue."""
-    for assignment in Assignment.objects.filter(pool=pool, topic_id=entry.topic_id):
-        AssignmentItem.objects.get_or_create(assignment=assignment, docno=entry.docno,
-                                             defaults={"judging_order": entry.judging_order})
+def pool_advance_queued(pool: Pool, qid: str) -> Advance:
+    """The pool's next document for the topic, given the collection's judgments, queued for the topic's
+    assessors."""
+    advanced = pool_advance(pool=pool, qid=qid, judged=partial(judged_documents, pool.collection, qid))
+    queue_entries(pool, advanced.to_judge)
+    return advanced
+
+
+def queue_entries(pool: Pool, entries: Iterable[PoolEntry]) -> int:
+    """The assessors of each entry's topic get its document at the end of their queue; items added."""
+    added = 0
+    for entry in entries:
+        for assignment in Assignment.objects.filter(pool=pool, topic_id=entry.topic_id):
+            added += AssignmentItem.objects.get_or_create(assignment=assignment, docno=entry.docno,
+                                                          defaults={"judging_order": entry.judging_order})[1]
+    return added
+
+
+def take_in_judged(pool: Pool, qids: Iterable[str]) -> None:
+    """Tell an adaptive pool of the judgments the collection has of the documents it offered on these topics
+    without knowing them (judged elsewhere, before): it takes them in and offers its next document."""
+    if not registry.is_adaptive(pool.strategy):
+        return
+    judgment = (Judgment.objects.filter(collection=pool.collection, topic_id=OuterRef("topic_id"),
+                                        docno=OuterRef("docno")).exclude(source=Judgment.Source.MACHINE))
+    judged = (PoolEntry.objects.filter(pool=pool, topic__qid__in=list(qids), relevant__isnull=True)
+              .filter(Exists(judgment)).values_list("topic__qid", flat=True))
+    for qid in sorted(set(judged)):
+        pool_advance_queued(pool, qid)
+
+
+def queue_pool_additions(assignments: QuerySet[Assignment]) -> int:
+    """Documents an adaptive pool added on these assignments' topics that nobody holds yet (a build that
+    raised the budget) join the queues of the topic's assessors; items added. One query when there are none."""
+    mine = assignments.filter(pool__strategy__in=registry.adaptive_names())
+    held = AssignmentItem.objects.filter(assignment__pool_id=OuterRef("pool_id"),
+                                         assignment__topic_id=OuterRef("topic_id"), docno=OuterRef("docno"))
+    unheld = (PoolEntry.objects.filter(relevant__isnull=True)
+              .filter(Exists(mine.filter(pool_id=OuterRef("pool_id"), topic_id=OuterRef("topic_id"))))
+              .exclude(Exists(held)).select_related("pool__collection", "topic").order_by("judging_order"))
+    by_topic: dict[tuple[int, int], list[PoolEntry]] = {}
+    for entry in unheld:
+        by_topic.setdefault((entry.pool_id, entry.topic_id), []).append(entry)
+    added = 0
+    for new in by_topic.values():
+        pool, qid = new[0].pool, new[0].topic.qid
+        known = judged_documents(pool.collection, qid, [e.docno for e in new])
+        if known:
+            take_in_judged(pool, [qid])  # judged meanwhile: the pool learns it and offers its next one
+        added += queue_entries(pool, [e for e in new if e.docno not in known])
+    return added
 
 
 # --- routing human effort by a machine assessor's uncertainty ---------------------------------------

@@ -10,6 +10,7 @@ from judging.assignments import assignment_progress
 from judging.duplicates import covered_by_propagation
 from judging.models import Assignment, AssignmentItem, Judgment
 from judging.qrels import assessor_judgments, current_judgments
+from judging.queueing import queue_pool_additions
 from pooling.models import Pool, PoolEntry
 from workbench.formats.ids import natural_positions
 from workbench.models import Collection, Document
@@ -17,7 +18,9 @@ from workbench.models import Collection, Document
 # --- the assessor's queue -------------------------------------------------------------------------
 
 def assessor_queue(user) -> list[dict]:
-    """The assessor's assignments with progress, in the order they are judged."""
+    """The assessor's assignments with progress, in the order they are judged (with the documents an
+    adaptive pool added since it was last asked)."""
+    queue_pool_additions(Assignment.objects.filter(assessor=user))
     assignments = list(Assignment.objects.filter(assessor=user).select_related("topic", "pool__collection")
                        .order_by("pool_id", "id"))
     progress = assignment_progress([a.pk for a in assignments])
@@ -34,6 +37,17 @@ def next_item_for(user, *, assignment_id: int | None = None):
     else in their other assignments, in judging order; documents with a grade propagated from a judged
     near-duplicate are skipped unless the organizer wants the class's members judged."""
 
+    item = _next_pending(user, assignment_id)
+    if item is None or (assignment_id is not None and item.assignment_id != assignment_id):
+        # the assignment (or the whole queue) is done: an adaptive pool may have grown since (a build that
+        # raised its budget), its new documents join the topic's queues now
+        mine = Assignment.objects.filter(assessor=user)
+        if queue_pool_additions(mine.filter(pk=assignment_id) if item is not None else mine):
+            item = _next_pending(user, assignment_id)
+    return item
+
+
+def _next_pending(user, assignment_id: int | None):
     # a document whose near-duplicate class is already judged for the topic is skipped (judging.duplicates)
     pending = AssignmentItem.objects.filter(assignment__assessor=user, latest__isnull=True).exclude(
         covered_by_propagation())

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from judging.duplicates import propagation_after_judgment, propagation_sync_all
 from judging.models import AssignmentItem, Judgment
+from judging.queueing import pool_advance_queued
 from judging.selectors import has_text
-from pooling.advance import pool_advance
 from pooling.strategies import registry
 from workbench.bulk import insert_columns
 from workbench.formats import FormatError, read_qrels
@@ -191,8 +191,8 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     propagation_after_judgment(judgment)  # its near-duplicates, if the organizer accepted a class of them
     pool = item.assignment.pool
     if registry.is_adaptive(pool.strategy):
-        # adaptive pools choose the next document from the judgments so far
-        pool_advance(pool=pool, qid=topic.qid)
+        # adaptive pools choose the next document from the judgments so far; it joins the topic's queues
+        pool_advance_queued(pool, topic.qid)
     return judgment
 
 

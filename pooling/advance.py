@@ -1,21 +1,25 @@
-"""Adaptive pools grow as judgments arrive: the judging queue asks the pool for each topic's next document.
+"""Adaptive pools grow as judgments arrive: judging asks the pool for each topic's next document.
 
-The strategy object of a topic (Move-to-Front, a bandit) is rebuilt from the pool's stored parameters and
-replayed over the documents it offered with their judgments, then kept in process (``workbench.cache``)
-so that the next judgment only adds one step. Judgments come from the reader judging registers
-(:mod:`pooling.extensions`); a document the pool adds that still needs a judgment is announced with
-``document_offered`` so that judging can queue it for the topic's assessors.
+One direction, no callbacks: judging calls :func:`pool_advance` with the judgments it knows of the topic's
+documents (``judged``, a function of docnos) and queues the entries it returns that still need a judgment
+(``judging.queueing.pool_advance_queued``). Pooling never reads judgments itself: it keeps what it was told
+on its entries (``PoolEntry.relevant``), and its own callers (a build that raises the budget, a topic
+stopped by hand, the pools page) replay from that record.
+
+The strategy object of a topic (Move-to-Front, a bandit, cal) is rebuilt from the pool's stored parameters
+and replayed over the documents it offered with their judgments, then kept in process (``workbench.cache``)
+so that the next judgment only adds one step.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 from django.db.models import Max
 
-from pooling.extensions import document_offered, judged_documents
 from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry, PoolTopicState
 from pooling.strategies import registry
@@ -43,8 +47,35 @@ def _topic_runs(frames: Mapping[str, pd.DataFrame], qid: str) -> dict[str, pd.Da
     return out
 
 
-def _relevance(pool: Pool, qid: str, docnos) -> dict[str, bool]:
-    return judged_documents(pool.collection, qid, list(docnos))
+#: ``docnos -> {docno: relevant}`` of those documents of the topic that have a judgment
+Judged = Callable[[Sequence[str]], Mapping[str, bool]]
+
+
+@dataclass(frozen=True)
+class Advance:
+    """What :func:`pool_advance` did: every entry it added, and those of them that still need a judgment
+    (the caller queues these for the topic's assessors)."""
+
+    added: tuple[PoolEntry, ...] = ()
+    to_judge: tuple[PoolEntry, ...] = ()
+
+
+def pool_record(pool: Pool, qid: str) -> Judged:
+    """The judgments the pool was told of its own entries (by judging, through :func:`pool_advance`)."""
+    def judged(docnos: Sequence[str]) -> dict[str, bool]:
+        return dict(PoolEntry.objects.filter(pool=pool, topic__qid=qid, docno__in=list(docnos),
+                                             relevant__isnull=False).values_list("docno", "relevant"))
+    return judged
+
+
+def _learn(pool: Pool, qid: str, known: Mapping[str, bool]) -> None:
+    """Keep on the pool's entries the judgments judging gave (so the pool's own callers can replay)."""
+    stored = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid, docno__in=list(known))
+                  .values_list("pk", "docno", "relevant"))
+    for value in (True, False):
+        changed = [pk for pk, docno, relevant in stored if bool(known[docno]) is value and relevant is not value]
+        if changed:
+            PoolEntry.objects.filter(pk__in=changed).update(relevant=value)
 
 
 def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
@@ -73,12 +104,12 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
 
 def topic_status(pool: Pool, qid: str) -> dict | None:
     """A cal topic's stopping state and estimates (:meth:`.strategies.cal.CalPool.status`) after the
-    judgments made so far; None for strategies without one."""
+    judgments the pool was told so far; None for strategies without one."""
     if not registry.get(pool.strategy).needs_corpus:
         return None
     offered = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
                    .values_list("docno", flat=True))
-    known = _relevance(pool, qid, offered)
+    known = pool_record(pool, qid)(offered)
     judged = []
     for docno in offered:
         if docno not in known:
@@ -98,45 +129,50 @@ def _store_status(pool: Pool, qid: str, strategy) -> dict | None:
     return status
 
 
-def _add_entry(pool: Pool, topic: Topic, strategy, docno: str, order: int) -> PoolEntry:
+def _add_entry(pool: Pool, topic: Topic, strategy, docno: str, order: int, relevant: bool | None) -> PoolEntry:
     ranked = strategy.ranked
     hits = ranked[(ranked["qid"].astype(str) == topic.qid) & (ranked["docno"].astype(str) == docno)]
     return PoolEntry.objects.create(
-        pool=pool, topic=topic, docno=docno, judging_order=order, pool_rank=order,
+        pool=pool, topic=topic, docno=docno, judging_order=order, pool_rank=order, relevant=relevant,
         min_depth=int(hits["rank"].min()) if len(hits) else None,
         provenance={str(t): int(r) for t, r in zip(hits["tag"], hits["rank"], strict=True)})
 
 
-def pool_advance(*, pool: Pool, qid: str) -> PoolEntry | None:
+def pool_advance(*, pool: Pool, qid: str, judged: Judged | None = None) -> Advance:
     """Add the adaptive strategy's next document for the topic, unless one is still unjudged or the
-    topic's budget is spent. Returns the last entry added, or None.
+    topic's budget is spent.
 
-    A document the collection has already judged (another pool, imported qrels) is not asked again: it
-    joins the pool with its judgment, the strategy learns from it at once and offers the next one (it
-    counts against the topic's budget, as every document the strategy picks does)."""
+    ``judged``: the judgments the caller knows of the topic's documents (judging gives the collection's);
+    without it, those the pool was told before (:func:`pool_record`). A document ``judged`` knows already
+    (another pool, imported qrels) is not asked again: it joins the pool with its judgment, the strategy
+    learns from it at once and offers the next one (it counts against the topic's budget, as every
+    document the strategy picks does). Returns the entries added; the caller queues ``to_judge``."""
     if not registry.is_adaptive(pool.strategy):
-        return None
+        return Advance()
+    judged = judged if judged is not None else pool_record(pool, qid)
     entries = PoolEntry.objects.filter(pool=pool, topic__qid=qid)
     offered = list(entries.order_by("judging_order").values_list("docno", flat=True))
-    known = _relevance(pool, qid, offered)
+    known = dict(judged(offered))
+    _learn(pool, qid, known)
     if any(docno not in known for docno in offered):
-        return None  # the current document is still waiting for a judgment
+        return Advance()  # the current document is still waiting for a judgment
     sequence = [(docno, known[docno]) for docno in offered]  # in the order the strategy offered them
     strategy = _topic_strategy(pool, qid, sequence)
     recorded, pooled = len(sequence), set(offered)
     topic = pool.collection.topics.get(qid=qid)
     order = entries.aggregate(m=Max("judging_order"))["m"] or 0
-    entry = None
+    added, to_judge = [], []
     while (docno := strategy.next_document(qid)) is not None and docno not in pooled:
         order += 1
-        entry = _add_entry(pool, topic, strategy, docno, order)
+        relevant = judged([docno]).get(docno)
+        entry = _add_entry(pool, topic, strategy, docno, order, relevant)
+        added.append(entry)
         pooled.add(docno)
-        judged = _relevance(pool, qid, [docno])
-        if docno not in judged:
-            document_offered.send(sender=Pool, pool=pool, entry=entry)
+        if relevant is None:
+            to_judge.append(entry)
             break
-        strategy.record(qid, docno, judged[docno])
+        strategy.record(qid, docno, relevant)
         recorded += 1
     _strategies.put((pool.pk, qid), (strategy, recorded))
     _store_status(pool, qid, strategy)
-    return entry
+    return Advance(tuple(added), tuple(to_judge))

@@ -63,6 +63,10 @@ class PoolEntry(models.Model):
         null=True, blank=True, default=None,
         help_text="Run tag -> rank (1-based), for entries added one at a time; builds store theirs in "
                   "PoolProvenance.")
+    relevant = models.BooleanField(
+        null=True, blank=True, default=None,
+        help_text="Adaptive pools: the judgment the strategy learnt of the document (relevant or not), as "
+                  "judging gave it; empty while the document waits for one, and for fixed pools.")
 
     class Meta:
         ordering = ["pool", "topic", "judging_order"]

@@ -91,8 +91,10 @@ def _record(pool: Pool, params: dict, history: dict) -> None:
 
 def _build_adaptive(pool: Pool, strategy: registry.Strategy, frames, request: registry.PoolParams,
                     params: dict) -> int:
-    """Record an adaptive pool's parameters and offer each topic's first document; the number of topics
-    that got a new one."""
+    """Record an adaptive pool's parameters and offer each topic's next document (its first, or with a
+    bigger budget the one after the judgments the pool was told of); the number of topics that got a new
+    one. Judging queues the new ones for the topic's assessors when they ask for work
+    (``judging.queueing``), and takes in documents the collection judged elsewhere when it assigns them."""
     adaptive = strategy.build(frames, request)
     params.update({"shared": request.shared, "budgets": {q: int(b) for q, b in adaptive.budgets.items()},
                    "depth": request.depth or 100, "runs": adaptive.params["runs"]})
@@ -100,7 +102,7 @@ def _build_adaptive(pool: Pool, strategy: registry.Strategy, frames, request: re
         params["cal"] = adaptive.cal.as_dict()
     _record(pool, params, params)
     advance.forget(pool)
-    return sum(1 for qid in adaptive.topics if advance.pool_advance(pool=pool, qid=qid) is not None)
+    return sum(1 for qid in adaptive.topics if advance.pool_advance(pool=pool, qid=qid).added)
 
 
 def _build_fixed(pool: Pool, strategy: registry.Strategy, frames, request: registry.PoolParams, params: dict,
@@ -189,4 +191,4 @@ def pool_topic_stop(*, pool: Pool, qid: str, reason: str = "") -> None:
     stopped[qid] = reason.strip() or "stopped by hand"
     pool.params = {**pool.params, "stopped": stopped}
     pool.save(update_fields=["params", "updated_at"])
-    advance.topic_status(pool, qid)  # the stored state says stopped, and why
+    advance.topic_status(pool, qid)  # the stored state says stopped, and why (from the pool's record)

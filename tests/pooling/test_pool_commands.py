@@ -11,6 +11,7 @@ from django.core.management.base import CommandError
 
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem
+from judging.selectors import next_item_for
 from judging.services import judgment_record
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.selectors import pool_entries
@@ -228,10 +229,11 @@ def test_an_adaptive_pool_does_not_ask_again_for_a_document_the_collection_has_j
     run("build_pool", "robust", "--strategy", "mtf", "--budget", "3", "--depth", "4", "--seed", "1",
         "--name", "main")
     pool = Pool.objects.get(name="main")
+    assert PoolEntry.objects.get(pool=pool, topic__qid="301").docno == first, "pooling reads no judgment"
+    assignments_create(pool=pool, assessors=[assessor], topics=["301"])  # judging tells the pool first
     offered = list(PoolEntry.objects.filter(pool=pool, topic__qid="301").order_by("judging_order")
                    .values_list("docno", flat=True))
     assert offered[0] == first and len(offered) == 2, "the judged document joins, the next one is offered"
-    assignments_create(pool=pool, assessors=[assessor], topics=["301"])
     queue = list(AssignmentItem.objects.filter(assignment__assessor=assessor).values_list("docno", flat=True))
     assert first not in queue and offered[1] in queue
     for n in range(5):
@@ -252,6 +254,7 @@ def test_a_bigger_budget_offers_the_next_document_to_the_assessors_of_the_topic(
     assert not AssignmentItem.objects.filter(latest__isnull=True).exists(), "the budget of one is spent"
     out = run("build_pool", "robust", "--strategy", "mtf", "--budget", "2", "--depth", "4", "--seed", "1")
     assert "added 1 documents in round 2" in out, "one more on 301; 302's first still waits for a judgment"
+    assert next_item_for(assessor) is not None, "the assessor asking for work gets the new document"
     queued = AssignmentItem.objects.filter(assignment__assessor=assessor, latest__isnull=True)
     assert [i.docno for i in queued] == list(PoolEntry.objects.filter(pool=pool, topic__qid="301")
                                              .order_by("judging_order").values_list("docno", flat=True))[1:]
