@@ -103,6 +103,12 @@ class CalParams:
         return asdict(self)
 
     @classmethod
+    def stored(cls, record: Mapping) -> CalParams:
+        """From a pool's record (:meth:`as_dict`). A pool built before the anchor existed (no ``anchor`` in
+        its record) goes on as it was built: its classifier alone (``anchor="none"``)."""
+        return cls(**{"anchor": "none", **record})
+
+    @classmethod
     def keys(cls) -> list[str]:
         return [f.name for f in fields(cls)]
 

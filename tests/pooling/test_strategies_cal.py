@@ -183,3 +183,9 @@ def test_the_knee_rule_stops_a_review_that_has_run_dry(features):
     assert result["stopped_at"] == 156
     assert result["found"] == 60
     assert result["claimed_recall"] is None  # the knee method states no recall
+
+
+def test_a_pool_recorded_before_the_anchor_goes_on_without_it():
+    assert CalParams.stored(CalParams().as_dict()) == CalParams()  # anchor bm25, the default now
+    before = {k: v for k, v in CalParams(budget=40).as_dict().items() if k != "anchor"}
+    assert CalParams.stored(before) == CalParams(budget=40, anchor="none")
