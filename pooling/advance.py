@@ -89,7 +89,7 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
         chosen = registry.get(pool.strategy)
         strategy = chosen.build(_topic_runs(frames, qid), registry.PoolParams(
             budget={qid: int(budget or 0)}, depth=params.get("depth", 100), seed=pool.seed,
-            shared=params.get("shared", False), cal=CalParams(**params["cal"]) if "cal" in params else None,
+            shared=params.get("shared", False), cal=CalParams.stored(params["cal"]) if "cal" in params else None,
             corpus=corpus_for(pool.collection, compute=False) if chosen.needs_corpus else None))
         cached = (strategy, 0)
     strategy, recorded = cached

@@ -3,9 +3,10 @@
 Computed by a job or a command (the job that builds a ``cal`` pool, the features job, ``simulate_pool``) and
 stored in the database (:class:`pooling.models.CollectionFeatures`), so that the web processes that serve
 judgments only load them; kept in process afterwards. A fingerprint of the documents (how many, the last
-id) tells when an import made them stale: a judgment then goes on with the stored features (the new documents
-are not candidates yet) and queues the features job, never computes them in the request (6.8 s at 100,000
-documents).
+id) tells when an import made them stale, and the layout's version (``strategies.features.VERSION``, in the
+blob) when an upgrade did: a judgment then goes on with the stored features (the new documents are not
+candidates yet; features of an older layout give ``cal`` no BM25 anchor) and queues the features job, never
+computes them in the request (6.8 s at 100,000 documents).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from django.db.models import Count, Max
 
 from pooling.models import CollectionFeatures
 from pooling.strategies.cal import Corpus
-from pooling.strategies.features import Features, build_features, load_features
+from pooling.strategies.features import VERSION, Features, build_features, load_features
 from workbench.cache import LRU
 from workbench.models import Collection, Document
 
 __all__ = ["corpus_for", "features_for", "fingerprint", "topic_texts"]
 
 _cache = LRU(size=8)
+#: (collection, documents, last document, built at) of stored features of an older layout: not loaded again
+_outdated = LRU(size=64)
 
 
 def fingerprint(collection: Collection) -> tuple[int, int, int]:
@@ -41,18 +44,27 @@ def _compute(collection: Collection) -> Features:
 
 
 def _stored(key: tuple[int, int, int]) -> Features | None:
-    stored = CollectionFeatures.objects.filter(collection_id=key[0], documents=key[1], last_document=key[2]).first()
-    return None if stored is None else load_features(io.BytesIO(bytes(stored.data)))
+    """The stored features of these documents at the current layout, or None."""
+    rows = CollectionFeatures.objects.filter(collection_id=key[0], documents=key[1], last_document=key[2])
+    built = rows.values_list("built_at", flat=True).first()
+    if built is None or _outdated.get((*key, built)) is not None:
+        return None
+    stored = rows.first()
+    features = None if stored is None else load_features(io.BytesIO(bytes(stored.data)))
+    if features is not None and features.version < VERSION:
+        _outdated.put((*key, stored.built_at), True)
+        return None
+    return features
 
 
 KIND = "active-learning features"
 
 
 def _latest_stored(collection: Collection) -> Features | None:
-    stored = CollectionFeatures.objects.filter(collection_id=collection.pk).first()
+    stored = CollectionFeatures.objects.filter(collection_id=collection.pk).defer("data").first()
     if stored is None:
         return None
-    key = (collection.pk, stored.documents, stored.last_document)
+    key = (collection.pk, stored.documents, stored.last_document, stored.built_at)  # not a current features' key
     cached = _cache.get(key)
     if cached is None:
         cached = load_features(io.BytesIO(bytes(stored.data)))

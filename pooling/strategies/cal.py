@@ -8,7 +8,10 @@ it to build TREC collections), per topic:
    first);
 2. train logistic regression on the judgments of the review so far, the synthetic document (relevant) and
    ``presumed`` documents drawn at random from the unjudged ones, presumed non-relevant (drawn afresh at
-   every round);
+   every round); with ``anchor="bm25"`` (the default) each document has one more feature, the BM25 score
+   of the topic's text for it divided by the topic's highest (the synthetic document gets 1): the
+   classifier learns how far to trust the query's ranking against the words it learns from the judgments
+   (``anchor="none"``: BMI's classifier alone, as before);
 3. offer the ``batch`` highest-scoring unjudged documents; the batch grows by ceil(batch * growth) each
    round (1, 2, 3, ..., 10, 11, 13, 15, ...), so the number of retrainings grows with the log of the
    judgments;
@@ -43,7 +46,10 @@ from .features import Features
 from .ranking import sorted_topics, topic_rng
 from .stopping import StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
 
-__all__ = ["CalParams", "CalPool", "Corpus"]
+__all__ = ["ANCHORS", "CalParams", "CalPool", "Corpus"]
+
+#: what the classifier's ranking is anchored to besides the judgments: the topic text's BM25, or nothing
+ANCHORS = ("bm25", "none")
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,8 @@ class CalParams:
     ``budget``: review judgments per topic (None: until the collection or a stopping rule ends it);
     ``growth``: batch growth per round; ``presumed``: random documents presumed non-relevant per round;
     ``seed_depth``: the runs' fused top documents judged first; ``c``: logistic regression's inverse
-    regularisation; ``seed``: of every random draw.
+    regularisation; ``anchor``: ``bm25`` (the topic text's BM25 score is a feature) or ``none``;
+    ``seed``: of every random draw.
     """
 
     budget: int | None = 100
@@ -62,6 +69,7 @@ class CalParams:
     seed_depth: int = 0
     c: float = 1.0
     query_weight: float = 1.0
+    anchor: str = "bm25"
     seed: int = 0
     stop: str | None = None
     target_recall: float = 0.8
@@ -80,6 +88,8 @@ class CalParams:
             problems.append(f"seed depth must be 0 or more, not {self.seed_depth}")
         if not self.c > 0:
             problems.append(f"C must be positive, not {self.c}")
+        if self.anchor not in ANCHORS:
+            problems.append(f"anchor must be one of {', '.join(ANCHORS)}, not {self.anchor!r}")
         if problems:
             raise ValueError("; ".join(problems))
         self.rule()  # refuses an unknown rule or a target / confidence outside (0, 1)
@@ -91,6 +101,12 @@ class CalParams:
     def as_dict(self) -> dict:
         """JSON for the pool's record; ``CalParams(**as_dict())`` rebuilds it."""
         return asdict(self)
+
+    @classmethod
+    def stored(cls, record: Mapping) -> CalParams:
+        """From a pool's record (:meth:`as_dict`). A pool built before the anchor existed (no ``anchor`` in
+        its record) goes on as it was built: its classifier alone (``anchor="none"``)."""
+        return cls(**{"anchor": "none", **record})
 
     @classmethod
     def keys(cls) -> list[str]:
@@ -134,7 +150,7 @@ def _value(key: str, kind: str, text: str):
 
 class _Topic:
     def __init__(self, n_docs: int, budget: int | None, rng: np.random.Generator, query: sp.csr_matrix,
-                 seeds: list[int]):
+                 seeds: list[int], anchor: np.ndarray | None = None):
         self.relevance = np.full(n_docs, -1, dtype=np.int8)  # -1 unknown, 0 / 1 judged (review or side)
         self.reviewed = np.zeros(n_docs, dtype=bool)
         self.side_member = np.zeros(n_docs, dtype=bool)
@@ -150,6 +166,7 @@ class _Topic:
         self.budget = budget
         self.rng = rng
         self.query = query
+        self.anchor = anchor  # the topic text's BM25 per document over its highest, or None
         self.pending: int | None = None
         self.decision: StopDecision | None = None
 
@@ -259,9 +276,17 @@ class CalPool:
             seeds = [self._index[d] for d in self.seed_docs.get(qid, [])[:self.cal.seed_depth]
                      if d in self._index]
             t = _Topic(len(self.features), self.budgets[qid], topic_rng(self.cal.seed, qid),
-                       self.features.query(self.texts[qid]), seeds)
+                       self.features.query(self.texts[qid]), seeds, self._anchor(self.texts[qid]))
             self._topics[qid] = t
         return t
+
+    def _anchor(self, text: str) -> np.ndarray | None:
+        """The text's BM25 per document over its highest; None if not anchored, if the features predate
+        BM25 (stored at version 1, until the features job recomputes them) or if no document has a word."""
+        scores = self.features.bm25(text) if self.cal.anchor == "bm25" else None
+        if scores is None or not scores.max() > 0:
+            return None
+        return (scores / scores.max()).astype(np.float32)
 
     def _sampling(self, t: _Topic) -> bool:
         return self.rule.samples and self.rule.wants_sample(len(t.side), t.side_positives, len(self.features))
@@ -333,10 +358,15 @@ class CalPool:
         # fit on the columns the training rows use (the others get weight 0 under L2 anyway): a fit then
         # costs the training set's size, not the 2**20 hashed columns
         columns = np.unique(rows.indices)
+        x = rows[:, columns]
+        if t.anchor is not None:  # one more column: the synthetic document is as good as the best match
+            x = sp.hstack([x, np.concatenate([[1.0], t.anchor[judged], t.anchor[presumed]])[:, None]]).tocsr()
         model = LogisticRegression(C=self.cal.c, class_weight="balanced", solver="liblinear")
         weight = np.ones(len(y))
         weight[0] = self.cal.query_weight
-        model.fit(rows[:, columns], y, sample_weight=weight)
+        model.fit(x, y, sample_weight=weight)
+        coef = model.coef_.ravel()
         weights = np.zeros(matrix.shape[1], dtype=np.float32)
-        weights[columns] = model.coef_.ravel()
-        return matrix @ weights
+        weights[columns] = coef[:len(columns)]
+        scores = matrix @ weights
+        return scores if t.anchor is None else scores + np.float32(coef[-1]) * t.anchor

@@ -8,11 +8,18 @@ topic's text is featurised the same way without the corpus):
 
     w(t, d) = (1 + log tf(t, d)) * (1 + log((1 + N) / (1 + df(t))))      then  x_d = w_d / ||w_d||
 
+Each document's length (its words after stop words) and ||w_d|| are kept too: with them the term counts of
+a topic's words come back from ``x_d``, and :meth:`Features.bm25` scores the collection for a topic's text
+with BM25 (k1 = 1.2, b = 0.75, Lucene's idf), the query-anchored ranking :mod:`.cal` learns beside the
+classifier. ``VERSION`` numbers this layout; features stored with an older one are recomputed.
+
 >>> f = build_features(["a", "b"], ["cold fusion energy", "warm fusion"], n_features=2 ** 10)
 >>> f.matrix.shape, round(float(f.matrix[0].multiply(f.matrix[0]).sum()), 6)
 ((2, 1024), 1.0)
 >>> float((f.query("fusion energy") @ f.matrix.T).toarray()[0].argmax())
 0.0
+>>> [round(float(x), 3) for x in f.bm25("fusion energy")]
+[0.809, 0.199]
 """
 
 from __future__ import annotations
@@ -35,6 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["Features", "build_features", "load_features"]
 
 DEFAULT_N_FEATURES = 2 ** 20
+#: of the stored layout: 1 = matrix, idf, docnos; 2 = also each document's length and norm (BM25)
+VERSION = 2
+K1, B = 1.2, 0.75
 
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -78,12 +88,19 @@ def _log_tf(matrix: sp.csr_matrix) -> sp.csr_matrix:
 
 @dataclass(frozen=True)
 class Features:
-    """``matrix`` row i = the unit tf-idf vector of ``docnos[i]``; ``idf`` per hashed column."""
+    """``matrix`` row i = the unit tf-idf vector of ``docnos[i]``; ``idf`` per hashed column; ``lengths`` and
+    ``norms`` per document (None in features stored before version 2: no BM25 then)."""
 
     docnos: np.ndarray  # of str
     matrix: sp.csr_matrix
     idf: np.ndarray
     stemmed: bool = True
+    lengths: np.ndarray | None = None
+    norms: np.ndarray | None = None
+
+    @property
+    def version(self) -> int:
+        return 1 if self.lengths is None or self.norms is None else VERSION
 
     @property
     def n_features(self) -> int:
@@ -103,6 +120,28 @@ class Features:
         vec = _log_tf(_vectorizer(self.n_features, self.stemmed).transform([text or ""])).multiply(self.idf[None, :])
         return normalize(sp.csr_matrix(vec, dtype=np.float32))
 
+    def bm25(self, text: str) -> np.ndarray | None:
+        """BM25 of every document for ``text`` (each distinct word once); None without lengths (version 1).
+
+        Only the columns of the text's words are read: their counts are ``exp(x * norm / idf - 1)``."""
+        if self.version < VERSION:
+            return None
+        words = np.unique(_vectorizer(self.n_features, self.stemmed).transform([text or ""]).indices)
+        scores = np.zeros(len(self), dtype=np.float64)
+        if len(words) == 0 or len(self) == 0:
+            return scores
+        part = self.matrix[:, words].tocoo()
+        idf = self.idf[words].astype(np.float64)
+        rows, cols = part.row, part.col
+        tf = np.rint(np.exp(part.data * self.norms[rows] / idf[cols] - 1.0))
+        n = len(self)
+        df = (1.0 + n) * np.exp(1.0 - idf) - 1.0  # from the stored idf = 1 + log((1 + N) / (1 + df))
+        weight = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        lengths = self.lengths.astype(np.float64)
+        norm = K1 * (1.0 - B + B * lengths[rows] / max(float(lengths.mean()), 1e-9))
+        np.add.at(scores, rows, weight[cols] * tf * (K1 + 1.0) / (tf + norm))
+        return scores
+
     def save(self, path: str | Path | BinaryIO) -> None:
         """One ``.npz`` file (no pickles): the sparse matrix, the idf and the docnos."""
         if not isinstance(path, str | Path):
@@ -115,7 +154,8 @@ class Features:
         m = self.matrix
         np.savez(handle, data=m.data, indices=m.indices, indptr=m.indptr, shape=np.array(m.shape),
                  idf=self.idf, stemmed=np.array(self.stemmed),
-                 docnos=np.asarray([str(d) for d in self.docnos], dtype=str))
+                 docnos=np.asarray([str(d) for d in self.docnos], dtype=str), version=np.array(self.version),
+                 **({} if self.version < VERSION else {"lengths": self.lengths, "norms": self.norms}))
 
 
 def load_features(path: str | Path | BinaryIO) -> Features:
@@ -123,7 +163,8 @@ def load_features(path: str | Path | BinaryIO) -> Features:
 
     with np.load(path, allow_pickle=False) as z:
         matrix = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-        return Features(np.asarray(z["docnos"], dtype=object), matrix, z["idf"], bool(z["stemmed"]))
+        extra = {"lengths": z["lengths"], "norms": z["norms"]} if "norms" in z.files else {}
+        return Features(np.asarray(z["docnos"], dtype=object), matrix, z["idf"], bool(z["stemmed"]), **extra)
 
 
 def build_features(docnos: Sequence[str], texts: Sequence[str], *,
@@ -139,5 +180,7 @@ def build_features(docnos: Sequence[str], texts: Sequence[str], *,
     idf = (1.0 + np.log((1.0 + n) / (1.0 + df))).astype(np.float32)
     weighted = _log_tf(counts)
     weighted.data *= idf[weighted.indices]
+    lengths = np.asarray(counts.sum(axis=1), dtype=np.float32).ravel()
+    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1), dtype=np.float64).ravel()).astype(np.float32)
     return Features(np.asarray([str(d) for d in docnos], dtype=object),
-                    normalize(weighted).astype(np.float32).tocsr(), idf, stem)
+                    normalize(weighted).astype(np.float32).tocsr(), idf, stem, lengths, norms)

@@ -12,7 +12,7 @@ topics and three runs written here with bm25s 0.3.16 (top 1000 per topic, title 
 * ``tfidf``: cosine over scikit-learn tf-idf vectors (no stemming).
 
 Then runs ``manage.py simulate_pool vaswani --strategy S --qrels qrels --budget B --format json`` for
-cal, depth (the depth-1000 pool of the three runs in pool-rank order), mtf and maxmean (candidates to
+cal (with its default BM25 anchor and with ``--cal anchor=none``), depth (the depth-1000 pool of the three runs in pool-rank order), mtf and maxmean (candidates to
 depth 1000, so that every strategy can spend the budget), and a one-run depth simulation per BM25 run
 (= that ranking judged top down), then the stopping rules on cal (budget --stop-budget); prints
 the tables of the README.
@@ -123,6 +123,8 @@ def main() -> None:
             for strategy in ("mtf", "maxmean"):
                 rows[strategy] = simulate(env, strategy, budget, *deep)
             rows["cal"] = simulate(env, "cal", budget)
+            rows["cal without the BM25 anchor (anchor=none: BMI's classifier alone)"] = simulate(
+                env, "cal", budget, "--cal", "anchor=none")
             rows["cal, bm25's top 10 judged first"] = simulate(env, "cal", budget, "--runs", "bm25",
                                                                 "--seed-depth", "10")
             base = rows["bm25 top-down"]["found"]

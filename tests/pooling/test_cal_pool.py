@@ -64,6 +64,8 @@ def test_cal_parameters_are_checked_once_with_one_clear_line(collection):
         run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "speed=3")
     with pytest.raises(CommandError, match="unknown stopping rule"):
         run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "stop=elbow")
+    with pytest.raises(CommandError, match="anchor must be one of bm25, none, not 'tfidf'"):
+        run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--cal", "anchor=tfidf")
     with pytest.raises(CommandError, match="needs a budget"):
         run("build_pool", "robust", "--strategy", "cal")
     assert not Pool.objects.exists()
@@ -185,3 +187,35 @@ def test_the_pools_page_reads_each_topics_state_as_the_last_judgment_left_it(col
     client.force_login(organizer)
     page = client.get("/console/robust/pools/").content.decode()
     assert "Stopping state of main" in page and ">301<" in page.replace(" ", "")
+
+
+def test_features_stored_before_bm25_serve_judgments_until_the_job_stores_them_again(collection, assessor, settings):
+    """Features stored by an older version (no document lengths, so no BM25 anchor) are not an error: a
+    judgment goes on with them, queues the features job once, and the job stores the current layout."""
+    import io
+
+    from pooling import features, tasks
+    from pooling.advance import forget
+    from pooling.features import KIND
+    from pooling.strategies.features import VERSION, Features, load_features
+    from workbench.models import Job
+
+    features._cache.clear()
+    run("build_pool", "robust", "--strategy", "cal", "--budget", "6", "--seed", "3")
+    stored = CollectionFeatures.objects.get(collection=collection)
+    current = load_features(io.BytesIO(bytes(stored.data)))
+    old, buffer = Features(current.docnos, current.matrix, current.idf, current.stemmed), io.BytesIO()
+    old.save(buffer)  # what version 1 wrote: matrix, idf, docnos
+    stored.data = buffer.getvalue()
+    stored.save()
+    features._cache.clear()
+    forget(Pool.objects.get())  # a web process after the upgrade
+    assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["301"])
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+    assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
+    queued = Job.objects.get(kind=KIND, collection=collection)  # one job for both judgments
+    assert load_features(io.BytesIO(bytes(CollectionFeatures.objects.get().data))).version == 1  # not in the request
+    tasks.compute_features.call(queued.pk)
+    again = load_features(io.BytesIO(bytes(CollectionFeatures.objects.get(collection=collection).data)))
+    assert again.version == VERSION and again.bm25("mafia").max() > 0
+    assert judge_next(assessor, 1, "c") is not None

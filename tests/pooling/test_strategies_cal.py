@@ -41,6 +41,42 @@ def test_features_round_trip_through_a_file(tmp_path, features):
     assert list(again.docnos) == list(features.docnos)
     assert (again.matrix != features.matrix).nnz == 0
     assert (again.query("organised crime") != features.query("organised crime")).nnz == 0
+    assert again.version == 2 and (again.bm25("organised crime") == features.bm25("organised crime")).all()
+
+
+def test_bm25_of_a_topic_text_is_the_textbook_formula(features):
+    """Features keep each document's length and norm, so the counts of a topic's words come back from the
+    tf-idf vectors: BM25 (k1 = 1.2, b = 0.75, idf log(1 + (N - df + 0.5) / (df + 0.5))) computed here from the
+    words themselves gives the same scores."""
+    docs, _ = corpus()
+    words = [text.split() for _, text in docs]
+    n, average = len(words), sum(map(len, words)) / len(words)
+    expected = np.zeros(n)
+    for term in ("mafia", "crime"):
+        df = sum(term in w for w in words)
+        idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        for i, w in enumerate(words):
+            tf = w.count(term)
+            expected[i] += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(w) / average))
+    assert np.allclose(features.bm25("mafia crime"), expected, rtol=1e-5)
+    assert features.bm25("zeppelin").max() == 0
+
+
+def test_features_stored_before_bm25_still_drive_a_review_without_the_anchor(tmp_path, features):
+    """Version 1 stored no document lengths: such features load, give no BM25, and cal ranks as it did then
+    (its classifier alone, the choices of anchor=none) until they are computed again."""
+    from pooling.strategies.features import Features
+
+    Features(features.docnos, features.matrix, features.idf, features.stemmed).save(tmp_path / "v1.npz")
+    old = load_features(tmp_path / "v1.npz")
+    assert old.version == 1 and old.bm25("organised crime") is None
+    _, relevant = corpus()
+    offered = {}
+    for name, feats, anchor in (("v1", old, "bm25"), ("none", features, "none"), ("bm25", features, "bm25")):
+        pool = CalPool(feats, {"1": "organised crime"}, CalParams(budget=50, anchor=anchor))
+        offered[name] = list(simulate(pool, {"1": relevant}) and pool.judged("1")["docno"])
+    assert offered["v1"] == offered["none"]
+    assert offered["bm25"] != offered["none"]  # the anchor changes the ranking
 
 
 def test_cal_learns_words_the_topic_text_does_not_have(features):
@@ -147,3 +183,9 @@ def test_the_knee_rule_stops_a_review_that_has_run_dry(features):
     assert result["stopped_at"] == 156
     assert result["found"] == 60
     assert result["claimed_recall"] is None  # the knee method states no recall
+
+
+def test_a_pool_recorded_before_the_anchor_goes_on_without_it():
+    assert CalParams.stored(CalParams().as_dict()) == CalParams()  # anchor bm25, the default now
+    before = {k: v for k, v in CalParams(budget=40).as_dict().items() if k != "anchor"}
+    assert CalParams.stored(before) == CalParams(budget=40, anchor="none")
