@@ -154,11 +154,20 @@ def latest(collection: Collection, policy: str) -> Board | None:
 
 
 def known_policies(collection: Collection) -> list[str]:
-    """The policies of the collection's stored boards (those pages asked for), default first."""
+    """The policies of the collection's stored boards (those pages asked for), default first. Asked on every
+    saved judgment: in a bucket, the listing is kept in this process until a board job starts or ends (only
+    a board job stores a board of a new policy)."""
+    if not board_store.shared():
+        return _known_policies(collection.pk)
+    last = Job.objects.filter(collection=collection, kind=KIND).order_by("-id").values_list("id", "status").first()
+    return list(cache.cached(("board policies", collection.pk, last), lambda: _known_policies(collection.pk)))
+
+
+def _known_policies(collection_pk: int) -> list[str]:
     from judging.policies import DEFAULT_POLICY
 
     found = {name.rsplit("/", 1)[1].split(".", 1)[1].removesuffix(".parquet").replace("+", "/")
-             for name in board_store.names(str(collection.pk))}
+             for name in board_store.names(str(collection_pk))}
     return sorted(found | {DEFAULT_POLICY}, key=lambda p: (p != DEFAULT_POLICY, p))
 
 
