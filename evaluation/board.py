@@ -5,9 +5,10 @@ A board holds, for one version of a collection (:func:`evaluation.cache.version`
 every run's per-topic values and trec_eval "all" values of the base measures
 (:func:`evaluation.scoring.base_requests`, the measures every results page reads), infAP/xinfAP/infNDCG
 where the pool was sampled, and what a leaderboard needs besides (teams, contributed runs, the main pool,
-the number of judged topics). Stored as one Parquet file (``VAR_DIR/boards/<collection id>/<version>.<policy>
-.parquet``: per-topic values as columns, run and topic dictionary-encoded; the rest as JSON in the file's
-metadata), written aside and renamed into place, so a reader sees a whole board or none.
+the number of judged topics). Stored as one Parquet file named ``<collection id>/<version>.<policy>.parquet``
+(per-topic values as columns, run and topic dictionary-encoded; the rest as JSON in the file's metadata), whole
+or not at all, in ``BOARD_DIR`` or, with files in object storage, in the bucket, read by any web process through
+its own cache (:mod:`evaluation.board_store`).
 
 A page reads the board of the current version; when there is none it asks for one (:func:`request_board`, a
 job of kind ``"board"``) and, until it is written, shows the newest older board marked "updating"
@@ -20,8 +21,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,14 +28,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-from django.conf import settings
 
-from evaluation import cache
+from evaluation import board_store, cache
 from evaluation.engine import parse_measures
 from evaluation.engine.evaluator import EvalResult
 from workbench.models import Collection, Job
 
-__all__ = ["KIND", "Board", "board_path", "build", "current", "latest", "pending_job", "request_board",
+__all__ = ["KIND", "Board", "board_dir", "board_name", "build", "current", "latest", "pending_job", "request_board",
            "version_key"]
 
 #: the ``Job.kind`` of a board computation
@@ -69,16 +67,17 @@ def _policy_file(policy: str) -> str:
 
 
 def board_dir() -> Path:
-    """Where boards live: ``BOARD_DIR`` if set (the tests give each test its own), else ``VAR_DIR/boards``."""
-    return Path(getattr(settings, "BOARD_DIR", None) or Path(settings.VAR_DIR) / "boards")
+    """The boards on this machine's disk: ``BOARD_DIR`` if set (the tests give each test its own), else
+    ``VAR_DIR/boards``; with files in object storage, this process's cache of them."""
+    return board_store.root()
 
 
-def board_path(collection_pk: int, version: str, policy: str) -> Path:
-    return board_dir() / str(collection_pk) / f"{version}.{_policy_file(policy)}.parquet"
+def board_name(collection_pk: int, version: str, policy: str) -> str:
+    return f"{collection_pk}/{version}.{_policy_file(policy)}.parquet"
 
 
 # ----------------------------------------------------------------------------------------------- writing
-def write(path: Path, scores: dict[str, EvalResult], meta: dict) -> Path:
+def write(name: str, scores: dict[str, EvalResult], meta: dict) -> Path:
     """Store ``scores`` (every run's per-topic values as one wide table) and ``meta`` whole or not at all."""
     names = sorted({n for s in scores.values() for n in s.values})
     tags, qids, columns = [], [], {n: [] for n in names}
@@ -95,17 +94,7 @@ def write(path: Path, scores: dict[str, EvalResult], meta: dict) -> Path:
                       **{n: pa.array(np.concatenate(c) if c else np.zeros(0), pa.float64())
                          for n, c in columns.items()}})
     full = {**meta, "aggregates": aggregates, "order": list(scores)}
-    return write_parquet(path, table.replace_schema_metadata({b"board": json.dumps(full).encode()}))
-
-
-def write_parquet(path: Path, table: pa.Table) -> Path:
-    """``table`` at ``path``, whole or not at all (written aside, then renamed): a reader never sees half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, aside = tempfile.mkstemp(dir=path.parent, prefix=".partial.")
-    os.close(descriptor)
-    pq.write_table(table, aside, compression="zstd")
-    os.replace(aside, path)
-    return path
+    return board_store.write(name, table.replace_schema_metadata({b"board": json.dumps(full).encode()}))
 
 
 def _plain(value):
@@ -142,10 +131,8 @@ def read(path: Path) -> Board:
 def current(collection: Collection, policy: str) -> Board | None:
     """The board of the collection's current version under ``policy``, or None (not computed yet)."""
     version = cache.version(collection)
-    path = board_path(collection.pk, version_key(version), policy)
-    if not path.exists():
-        return None
-    return cache.cached((version, "board", policy), lambda: read(path))
+    return board_store.cached((version, "board", policy), board_name(collection.pk, version_key(version), policy),
+                              read)
 
 
 def stored_figure(collection: Collection, name: str) -> dict | None:
@@ -159,23 +146,28 @@ def stored_figure(collection: Collection, name: str) -> dict | None:
 
 def latest(collection: Collection, policy: str) -> Board | None:
     """The newest stored board under ``policy``, whatever its version (shown while the current one is computed)."""
-    folder = board_path(collection.pk, "x", policy).parent
-    suffix = f".{_policy_file(policy)}.parquet"
-    found = sorted((p for p in folder.glob(f"*{suffix}") if not p.name.startswith(".")),
-                   key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    found = board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet")
     if not found:
         return None
-    path = found[0]
-    return cache.cached(("board file", str(path), path.stat().st_mtime), lambda: read(path))
+    name, written = found[0]
+    return board_store.cached(("board file", str(board_dir()), name, written), name, read)
 
 
 def known_policies(collection: Collection) -> list[str]:
-    """The policies of the collection's stored boards (those pages asked for), default first."""
+    """The policies of the collection's stored boards (those pages asked for), default first. Asked on every
+    saved judgment: in a bucket, the listing is kept in this process until a board job starts or ends (only
+    a board job stores a board of a new policy)."""
+    if not board_store.shared():
+        return _known_policies(collection.pk)
+    last = Job.objects.filter(collection=collection, kind=KIND).order_by("-id").values_list("id", "status").first()
+    return list(cache.cached(("board policies", collection.pk, last), lambda: _known_policies(collection.pk)))
+
+
+def _known_policies(collection_pk: int) -> list[str]:
     from judging.policies import DEFAULT_POLICY
 
-    folder = board_dir() / str(collection.pk)
-    found = {p.name.split(".", 1)[1].removesuffix(".parquet").replace("+", "/")
-             for p in folder.glob("*.parquet") if not p.name.startswith(".")} if folder.exists() else set()
+    found = {name.rsplit("/", 1)[1].split(".", 1)[1].removesuffix(".parquet").replace("+", "/")
+             for name in board_store.names(str(collection_pk))}
     return sorted(found | {DEFAULT_POLICY}, key=lambda p: (p != DEFAULT_POLICY, p))
 
 
@@ -220,7 +212,8 @@ def request_board(collection: Collection, policies: list[str] | None = None) -> 
 
 
 def build(collection: Collection, policy: str, *, step: Callable[[str], None] = lambda text: None) -> Path:
-    """Compute and store the board of the collection's current version under ``policy``."""
+    """Compute and store the board of the collection's current version under ``policy``; its file on this
+    machine's disk (:func:`evaluation.board_store.local`)."""
     from evaluation import scoring, snapshot
     from evaluation.inferred import xinfap_scores
     from evaluation.selectors import judged_figures, read_assessor_names
@@ -228,10 +221,10 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
     with cache.one_version():
         snap = snapshot.snapshot(collection)
         key = version_key(snap.version)
-        path = board_path(collection.pk, key, policy)
-        if path.exists():
+        name = board_name(collection.pk, key, policy)
+        if board_store.stored(name):
             _build_extras(collection, policy, key, step)
-            return path
+            return board_store.local(name)
         step(f"ranking and scoring {len(snap.teams)} runs ({policy})")
         scores = scoring.evaluate(collection, policy=policy, use_board=False)
         step("the robust measures of a sampled pool")
@@ -250,8 +243,8 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
                 "completeness": dataclasses.asdict(scoring.completeness(collection)),
                 "judged_figures": dataclasses.asdict(judged_figures(collection))}
         step(f"writing the board of {len(scores)} runs")
-        write(path, scores, meta)
-        _prune(path, policy)
+        path = write(name, scores, meta)
+        _prune(collection.pk, name, policy)
         _build_extras(collection, policy, key, step)
         return path
 
@@ -261,18 +254,17 @@ def _build_extras(collection: Collection, policy: str, key: str, step: Callable[
     shows as soon as the board is written), unless a job stored them already."""
     from evaluation import board_extras
 
-    if not board_extras.extra_path(collection.pk, key, policy, board_extras.LAST_EXTRA).exists():
+    if not board_store.stored(board_extras.extra_name(collection.pk, key, policy, board_extras.LAST_EXTRA)):
         board_extras.build_extras(collection, policy, key, step=step)
 
 
-def _prune(newest: Path, policy: str) -> None:
+def _prune(collection_pk: int, newest: str, policy: str) -> None:
     """Keep the newest board and ``KEEP`` older ones of the policy."""
-    suffix = f".{_policy_file(policy)}.parquet"
-    older = sorted((p for p in newest.parent.glob(f"*{suffix}") if p != newest and not p.name.startswith(".")),
-                   key=lambda p: p.stat().st_mtime, reverse=True)
-    for p in older[KEEP:]:
-        p.unlink(missing_ok=True)
+    older = [name for name, _ in board_store.listing(str(collection_pk), f".{_policy_file(policy)}.parquet")
+             if name != newest]
+    for name in older[KEEP:]:
+        board_store.delete(name)
     from evaluation import board_extras
 
-    kept = {p.name.split(".", 1)[0] for p in [newest, *older[:KEEP]]}
-    board_extras.prune(int(newest.parent.name), kept, policy)
+    kept = {name.rsplit("/", 1)[1].split(".", 1)[0] for name in [newest, *older[:KEEP]]}
+    board_extras.prune(collection_pk, kept, policy)

@@ -2,8 +2,8 @@
 (:mod:`evaluation.board`) so that no page ranks or scores runs in the request.
 
 For one collection version and qrels policy, each *extra* is one Parquet file (a table, and JSON in the
-file's metadata) under ``<board dir>/<collection id>/extras/<version>.<policy>.<name>.parquet``, written
-aside and renamed into place:
+file's metadata) named ``<collection id>/extras/<version>.<policy>.<name>.parquet``, stored whole or not at all
+where the boards are (:mod:`evaluation.board_store`: ``BOARD_DIR``, or the bucket):
 
 * ``qrels``: the qrels evaluated (a page that needs one topic's judgments reads them alone);
 * ``topics``: every topic's relevant documents found per pool depth (the topic page's table and plot) and
@@ -31,11 +31,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from evaluation import board, cache
+from evaluation import board, board_store, cache
 from workbench.jsonsafe import numpy_scalar
 from workbench.models import Collection, Job
 
-__all__ = ["LOO_KIND", "TOPIC_DEPTHS", "build_extras", "loo_name", "read_extra", "stored", "store_leave_one_out"]
+__all__ = ["LOO_KIND", "TOPIC_DEPTHS", "build_extras", "extra_name", "loo_name", "read_extra", "stored",
+           "store_leave_one_out"]
 
 #: the ``Job.kind`` of a leave-one-out computed for a measure the board job does not store
 LOO_KIND = "leave-one-out"
@@ -50,11 +51,16 @@ LAST_EXTRA = f"loo.{DEFAULT_LOO[-1][1]}.{DEFAULT_LOO[-1][0]}"
 
 
 def extras_dir(collection_pk: int) -> Path:
-    return board.board_dir() / str(collection_pk) / "extras"
+    """The extras on this machine's disk (with files in object storage, this process's cache of them)."""
+    return board.board_dir() / _folder(collection_pk)
 
 
-def extra_path(collection_pk: int, version: str, policy: str, name: str) -> Path:
-    return extras_dir(collection_pk) / f"{version}.{board._policy_file(policy)}.{name}.parquet"
+def _folder(collection_pk: int) -> str:
+    return f"{collection_pk}/extras"
+
+
+def extra_name(collection_pk: int, version: str, policy: str, name: str) -> str:
+    return f"{_folder(collection_pk)}/{version}.{board._policy_file(policy)}.{name}.parquet"
 
 
 def loo_name(measure_name: str, by: str) -> str:
@@ -64,9 +70,9 @@ def loo_name(measure_name: str, by: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------- files
-def write_extra(path: Path, frame: pd.DataFrame, meta: dict | None = None) -> Path:
+def write_extra(name: str, frame: pd.DataFrame, meta: dict | None = None) -> Path:
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    return board.write_parquet(path, table.replace_schema_metadata({
+    return board_store.write(name, table.replace_schema_metadata({
         **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=numpy_scalar).encode()}))
 
 
@@ -79,43 +85,35 @@ def read_extra(path: Path) -> tuple[pd.DataFrame, dict]:
 def stored(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
     """The extra ``name`` of the collection's current version under ``policy``, or None (not stored)."""
     version = cache.version(collection)
-    path = extra_path(collection.pk, board.version_key(version), policy, name)
-    if not path.exists():
-        return None
-    return cache.cached((version, "board extra", policy, name), lambda: read_extra(path))
+    return board_store.cached((version, "board extra", policy, name),
+                              extra_name(collection.pk, board.version_key(version), policy, name), read_extra)
 
 
 def topic_qrels(collection: Collection, policy: str, qid: str) -> pd.DataFrame | None:
     """One topic's lines of the qrels the board job evaluated with (qid, docno, rel), or None (not stored):
     read from the file alone, without the other topics' judgments."""
-    version = cache.version(collection)
-    path = extra_path(collection.pk, board.version_key(version), policy, "qrels")
-    if not path.exists():
-        return None
-    return pq.read_table(path, filters=[("qid", "=", qid)]).to_pandas()
+    name = extra_name(collection.pk, board.version_key(cache.version(collection)), policy, "qrels")
+    return board_store.read_local(name, lambda path: pq.read_table(path, filters=[("qid", "=", qid)]).to_pandas())
 
 
 def latest(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
     """The newest stored extra ``name`` under ``policy`` whatever its version (shown, marked "updating",
     while a job computes the current one), or None."""
-    folder = extras_dir(collection.pk)
-    suffix = f".{board._policy_file(policy)}.{name}.parquet"
-    found = sorted((p for p in folder.glob(f"*{suffix}") if not p.name.startswith(".")),
-                   key=lambda p: p.stat().st_mtime, reverse=True) if folder.exists() else []
+    found = board_store.listing(_folder(collection.pk), f".{board._policy_file(policy)}.{name}.parquet")
     if not found:
         return None
-    path = found[0]
-    return cache.cached(("board extra file", str(path), path.stat().st_mtime), lambda: read_extra(path))
+    stored_name, written = found[0]
+    return board_store.cached(("board extra file", str(board.board_dir()), stored_name, written), stored_name,
+                              read_extra)
 
 
 def prune(collection_pk: int, kept: set[str], policy: str) -> None:
     """Remove the extras of ``policy`` whose version is not in ``kept`` (the boards kept)."""
-    folder = extras_dir(collection_pk)
-    suffix = f".{board._policy_file(policy)}."
-    for path in folder.glob("*.parquet") if folder.exists() else []:
-        version, _, rest = path.name.partition(".")
-        if not path.name.startswith(".") and rest.startswith(suffix[1:]) and version not in kept:
-            path.unlink(missing_ok=True)
+    infix = f"{board._policy_file(policy)}."
+    for name in board_store.names(_folder(collection_pk)):
+        version, _, rest = name.rsplit("/", 1)[1].partition(".")
+        if rest.startswith(infix) and version not in kept:
+            board_store.delete(name)
 
 
 # ------------------------------------------------------------------------------------- computing
@@ -125,19 +123,19 @@ def build_extras(collection: Collection, policy: str, key: str, *, step: Callabl
 
     step("the qrels")
     qrels = scoring.qrels_frame(collection, policy=policy)
-    write_extra(extra_path(collection.pk, key, policy, "qrels"),
+    write_extra(extra_name(collection.pk, key, policy, "qrels"),
                 pd.DataFrame({"qid": qrels["qid"].astype(str), "docno": qrels["docno"].astype(str),
                               "rel": qrels["rel"].to_numpy()}))
     step("relevant documents per pool depth of every topic")
     frame, meta = topic_depths(collection, policy)
-    write_extra(extra_path(collection.pk, key, policy, "topics"), frame, meta)
+    write_extra(extra_name(collection.pk, key, policy, "topics"), frame, meta)
     step("recall estimates")
-    write_extra(extra_path(collection.pk, key, policy, "recall"),
+    write_extra(extra_name(collection.pk, key, policy, "recall"),
                 recall_estimates.recall_estimates(collection, qrels_policy=policy))
-    write_extra(extra_path(collection.pk, key, policy, "run_recall"),
+    write_extra(extra_name(collection.pk, key, policy, "run_recall"),
                 recall_estimates.run_recall(collection, qrels_policy=policy))
     step("precision-recall and ROC curves of every run")
-    write_extra(extra_path(collection.pk, key, policy, "curves"), all_curves(collection, policy))
+    write_extra(extra_name(collection.pk, key, policy, "curves"), all_curves(collection, policy))
     for i, (measure, by) in enumerate(DEFAULT_LOO):
         step(f"leave one {by} out ({measure}), {i + 1} of {len(DEFAULT_LOO)}")
         store_leave_one_out(collection, policy, measure, by, key=key)
@@ -206,7 +204,7 @@ def store_leave_one_out(collection: Collection, policy: str, measure: str, by: s
         loo = reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
         summary = {f: getattr(loo, f) for f in ("collection", "measure", "by", "source", "max_drop", "mean_drop",
                                                "max_drop_pct", "max_rank_change", "tau", "tau_ap", "runs")}
-        return write_extra(extra_path(collection.pk, key, policy, loo_name(name[0], by)), loo.table,
+        return write_extra(extra_name(collection.pk, key, policy, loo_name(name[0], by)), loo.table,
                            {"summary": summary})
 
 

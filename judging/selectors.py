@@ -74,6 +74,12 @@ def neighbours(item) -> tuple[int | None, int | None]:
     return before, after
 
 
+def upcoming_docnos(item, count: int) -> list[str]:
+    """The docnos of the ``count`` items after this one in the assignment's judging order."""
+    return list(AssignmentItem.objects.filter(assignment_id=item.assignment_id, judging_order__gt=item.judging_order)
+                .order_by("judging_order").values_list("docno", flat=True)[:count])
+
+
 def assignment_counts(assignment_id: int) -> tuple[int, int]:
     """(judged, total) of one assignment."""
     return assignment_progress([assignment_id]).get(assignment_id, (0, 0))

@@ -26,6 +26,9 @@ from workbench.corpus import document_for
 _SHOWN_AT = "judging.shown_at"
 #: Without JavaScript, time on a page is measured server-side and capped at this (idle tabs).
 MAX_SERVER_MEASURED_MS = 10 * 60 * 1000
+#: A document copied in from a corpus used by reference when first opened brings this many of the assessor's
+#: next documents with it (one read of the corpus, one insert), so that the next pages read a row each
+COPY_AHEAD = 50
 
 
 @login_required
@@ -126,7 +129,8 @@ def _render_item(request: HttpRequest, entry, form: JudgmentForm | None = None, 
     assignment = entry.assignment
     collection = assignment.pool.collection
     topic = assignment.topic
-    document = document_for(collection, entry.docno)  # a corpus used by reference: copied in on first opening
+    # a corpus used by reference: copied in on first opening, with the next documents of the queue
+    document = document_for(collection, entry.docno, along=lambda: selectors.upcoming_docnos(entry, COPY_AHEAD))
     terms = query_terms(topic.title, topic.description)
     judged, total = selectors.assignment_counts(assignment.pk)
     before, after = selectors.neighbours(entry)

@@ -49,6 +49,11 @@ print(json.dumps({{"status": job.status, "error": job.error, "done": job.done, "
                   "rows": sorted(rows), "result": job.result}}))
 """
 
+BOARDS_BUSY = """
+from workbench.models import Job
+print(Job.objects.filter(kind="board", status__in=["queued", "running"]).count())
+"""
+
 REFERENCE = """
 import json, zipfile, io
 from evaluation.report import evaluation_report
@@ -157,6 +162,11 @@ def test_two_web_processes_and_two_workers_without_a_shared_disk_run_a_track_thr
             assert time.monotonic() < deadline and "The job failed" not in page, page[-2000:]
             time.sleep(0.3)
         assert not _files_named(tmp_path / "web", "gamma.run") and not s3.keys("track/uploads/")
+        # the board job the new run queued writes to the bucket too: done before the bucket is frozen below
+        deadline = time.monotonic() + 60
+        while _manage(web_env, "shell", "-c", BOARDS_BUSY) != "0":
+            assert time.monotonic() < deadline
+            time.sleep(0.3)
 
         # a split evaluation: worker A is killed in the middle of a part (the S3 server frozen while it writes)
         os.kill(s3.pid, signal.SIGSTOP)

@@ -152,35 +152,52 @@ def documents_copy_in(*, collection: Collection, docnos: Iterable[str],
                       progress: Callable[[int], None] | None = None) -> int:
     """Copy the text of ``docnos`` that the collection does not hold yet from its ready corpora (in the order
     they were added); the number copied. Docnos no corpus holds are left out (judging shows them without text)."""
-    references = list(collection.corpus_references.filter(status=CorpusReference.Status.READY).order_by("id"))
+    references = _ready(collection)
     wanted = list(dict.fromkeys(docnos))
     copied = 0
     for start in range(0, len(wanted), FETCH_BATCH):
         batch = wanted[start:start + FETCH_BATCH]
-        held = _held(collection, batch)
-        missing = [d for d in batch if d not in held]
-        for reference in references:
-            if not missing:
-                break
-            try:
-                found = STORES[kind_of(reference.location)](reference, missing)
-            except FormatError as exc:
-                raise ImportRefused(exc.problems) from None
-            copied += _store(collection, found.values())
-            missing = [d for d in missing if d not in found]
+        copied += _copy_batch(collection, references, batch)
         if progress:
             progress(len(batch))
     return copied
 
 
-def document_for(collection: Collection, docno: str) -> Document | None:
+def _ready(collection: Collection) -> list[CorpusReference]:
+    return list(collection.corpus_references.filter(status=CorpusReference.Status.READY).order_by("id"))
+
+
+def _copy_batch(collection: Collection, references: list[CorpusReference], batch: list[str]) -> int:
+    held = _held(collection, batch)
+    missing = [d for d in batch if d not in held]
+    copied = 0
+    for reference in references:
+        if not missing:
+            break
+        try:
+            found = STORES[kind_of(reference.location)](reference, missing)
+        except FormatError as exc:
+            raise ImportRefused(exc.problems) from None
+        copied += _store(collection, found.values())
+        missing = [d for d in missing if d not in found]
+    return copied
+
+
+def document_for(collection: Collection, docno: str, *, along: Callable[[], Iterable[str]] | None = None
+                 ) -> Document | None:
     """The collection's document ``docno``: its row, copied in from a corpus the first time it is asked for.
-    A corpus that cannot be read now (moved, changed) gives None, as for a document the workbench lacks."""
+    ``along`` gives the docnos likely asked for next (an assessor's queue): those not held yet are copied in
+    with it, in the same read of the corpus and the same insert, so that opening them reads one row. A corpus
+    that cannot be read now (moved, changed) gives None, as for a document the workbench lacks."""
     found = Document.objects.filter(collection=collection, docno=docno).first()
-    if found is not None or not collection.corpus_references.filter(status=CorpusReference.Status.READY).exists():
+    if found is not None:
         return found
+    references = _ready(collection)
+    if not references:
+        return None
+    wanted = list(dict.fromkeys([docno, *(along() if along is not None else ())]))[:FETCH_BATCH]
     try:
-        documents_copy_in(collection=collection, docnos=[docno])
+        _copy_batch(collection, references, wanted)
     except (ImportRefused, OSError):
         return None
     return Document.objects.filter(collection=collection, docno=docno).first()

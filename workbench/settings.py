@@ -248,7 +248,8 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 # WORK_DIR: this machine's scratch folder where a worker unpacks a job's files (default VAR_DIR/work).
 S3_BUCKET = env_str("S3_BUCKET", "")
 WORK_DIR = Path(env_str("WORK_DIR", "") or VAR_DIR / "work")
-# the stored leaderboards and results figures (evaluation.board): on several machines, a folder all of them see
+# the stored leaderboards and results figures (evaluation.board_store): where they live when files are on the local
+# disk; with S3_BUCKET they live in the bucket and this is the process's own cache of those it read
 BOARD_DIR = Path(env_str("BOARD_DIR", "") or VAR_DIR / "boards")
 # Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.subjobs); 1: not split.
 JOB_PARTS = env_int("JOB_PARTS", 1)

@@ -1,7 +1,7 @@
 """Benchmark: the results pages of a real-size track through gunicorn (DEBUG=0, one sync worker).
 
     .venv/bin/python tests/benchmarks/bench_leaderboard_pages.py [--runs 150] [--topics 50] [--depth 1000]
-        [--pool-depth 100] [--keep DIR] [--no-pages]
+        [--pool-depth 100] [--keep DIR] [--no-pages] [--s3]
 
 Generates a track as ``bench_evaluation.py`` does (seeded; two thirds of the runs contribute), builds a
 depth-``--pool-depth`` pool of the contributing runs and judges all of it (binary, 30% relevant), imports
@@ -15,12 +15,17 @@ everything with the services into a fresh SQLite database, then:
   each other results page cold (run, topic, significance, curves, reusability: a fresh worker per page);
 * reads the worker's peak resident memory (VmHWM).
 
+With ``--s3`` the files, the board among them, live in an S3 bucket (SeaweedFS on 127.0.0.1, started by the
+script): every gunicorn gets a ``BOARD_DIR`` of its own, empty, so "cold" includes fetching the board and the
+page's figures from the bucket.
+
 Prints a markdown table. The machine is shared: timings are noisy.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -179,6 +184,8 @@ def get(url: str, cookie: str) -> tuple[float, int, int]:
 
 
 def serve(env: dict, log: Path):
+    if env.get("S3_BUCKET"):  # a web process on another machine: nothing of the boards on its disk yet
+        env = {**env, "BOARD_DIR": tempfile.mkdtemp(prefix="web-boards-", dir=log.parent)}
     port = _free_port()
     out = open(log, "w")  # noqa: SIM115 - closed with the server
     web = subprocess.Popen([str(ROOT / ".venv" / "bin" / "gunicorn"), "--workers", "1", "--bind",
@@ -236,10 +243,16 @@ def main() -> int:
                         help="keep the track in this folder and reuse it when the script runs again")
     parser.add_argument("--pages", action=argparse.BooleanOptionalAction, default=True,
                         help="also time every other results page, cold (default; --no-pages skips them)")
+    parser.add_argument("--s3", action="store_true",
+                        help="files (and boards) in a bucket of a SeaweedFS started here; each web process cold")
     args = parser.parse_args()
     rows: list[tuple[str, str]] = []
     failures = []
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, contextlib.ExitStack() as stack:
+        if args.s3:
+            from tests.s3server import running_s3
+
+            os.environ.update(stack.enter_context(running_s3()).env("bench"))
         tmp = args.keep or Path(scratch)
         tmp.mkdir(parents=True, exist_ok=True)
         kept = (tmp / "var" / "bench.sqlite3").exists()

@@ -42,3 +42,23 @@ def test_a_document_the_collection_holds_is_read_from_the_collection_not_the_cor
     client.force_login(assessor)
     page = client.get(f"/judge/item/{entry.pk}/").content.decode()
     assert "Title of d1" in page and "Corpus title 1" not in page
+
+
+def test_opening_a_document_not_copied_in_brings_the_next_documents_of_the_queue_with_it(
+        client, assessor, by_reference, monkeypatch):
+    from judging import views
+
+    collection = by_reference.collection
+    Document.objects.filter(collection=collection).delete()  # the pool's documents: none copied in yet
+    assignments_create(pool=by_reference, assessors=[assessor])
+    monkeypatch.setattr(views, "COPY_AHEAD", 1)
+    order = list(AssignmentItem.objects.filter(assignment__assessor=assessor, assignment__topic__qid="301")
+                 .order_by("judging_order"))  # d3, d1, d4, d2
+    client.force_login(assessor)
+    page = client.get(f"/judge/item/{order[1].pk}/").content.decode()
+    assert "Corpus title 1" in page
+    # d1 and the one after it in the queue; not d3 (before it), d2 (beyond one), nor another topic's
+    assert set(collection.documents.values_list("docno", flat=True)) == {"d1", "d4"}
+    page = client.get(f"/judge/item/{order[3].pk}/").content.decode()
+    assert "Corpus title 2" in page
+    assert set(collection.documents.values_list("docno", flat=True)) == {"d1", "d4", "d2"}
