@@ -30,7 +30,7 @@ from pooling import strategies as S
 from workbench.models import Collection
 
 __all__ = ["LeaveOneOut", "assessor_ranking_agreement", "compute_leave_one_out", "leave_one_out",
-           "leave_one_out_joined", "leave_one_out_share", "ranking_agreement_rows", "stored_leave_one_out"]
+           "ranking_agreement_rows", "stored_leave_one_out"]
 
 LOO_COLUMNS = ["unit", "run", "team", "contributed", "unique_judged", "unique_relevant", "score", "score_loo",
                "change", "change_pct", "rank", "rank_loo", "rank_change"]
@@ -115,6 +115,12 @@ class _Rescoring:
     def changes(self, runs: list[str], mine: np.ndarray) -> dict[str, float]:
         """Per run, how much the sum of its per-topic values changes without the judgments ``mine``
         (positions in the prepared qrels): only the topics where they are need re-scoring."""
+        return {tag: float(np.sum(values)) - float(np.sum(self.full[tag].column(self.name, qids, 0.0)))
+                for tag, (qids, values) in self.values_without(runs, mine).items()}
+
+    def values_without(self, runs: list[str], mine: np.ndarray) -> dict[str, tuple[list, np.ndarray]]:
+        """Per run, the topics where the judgments ``mine`` are and its values there without them (topic
+        order; none for a run without results on those topics)."""
         if not mine.size:
             return {}
         drop = np.zeros(len(self.prepared.keys), dtype=bool)
@@ -128,8 +134,7 @@ class _Rescoring:
             return {}
         loo = scoring.score_ranked(self.prepared.without(drop), self.ranking.select(segments).without(drop),
                                    {self.run_index[t]: t for t in runs}, self.request, self.relevant_from)
-        return {tag: float(np.sum(loo[tag].values[self.name]))
-                - float(np.sum(self.full[tag].column(self.name, loo[tag].qids, 0.0)))
+        return {tag: (loo[tag].qids, loo[tag].values[self.name])
                 for tag in runs if self.name in loo[tag].values and loo[tag].qids}
 
 
@@ -155,13 +160,11 @@ def _owned(owner: np.ndarray, n_units: int) -> list[np.ndarray]:
 
 
 def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, by: str, policy: str,
-              assessor: str | None, depth: int | None, share: tuple[int, int] = (0, 1)
-              ) -> tuple[list[dict], dict[str, float], str]:
+              assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
     """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
     topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
     unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit). A run's score is
-    the mean of its per-topic values (its topics), so only the changed topics' values are replaced.
-    ``share`` (i, k): only the i-th of k contiguous slices of the units (a part of a split job)."""
+    the mean of its per-topic values (its topics), so only the changed topics' values are replaced."""
     rescoring = _rescoring(collection, snap, measure, name, policy, assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
@@ -174,9 +177,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
               for t, s in rescoring.full.items()}
     scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}
     rows = []
-    part, parts = share
-    first, last = part * len(units) // parts, (part + 1) * len(units) // parts
-    for unit, mine in list(zip(units, _owned(owner, len(units)), strict=True))[first:last]:
+    for unit, mine in zip(units, _owned(owner, len(units)), strict=True):
         runs = [unit] if by == "run" else [t for t in snap.tags if snap.team_of(t) == unit]
         changed = rescoring.changes(runs, mine)
         for tag in runs:
@@ -263,23 +264,6 @@ def compute_leave_one_out(collection: Collection, *, measure: str = "map", by: s
 
 def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth) -> LeaveOneOut:
     return _from_rows(snap, name, by, *_loo_rows(collection, snap, measure, name, by, policy, assessor, depth))
-
-
-def leave_one_out_share(collection: Collection, *, measure: str, by: str, qrels_policy: str, part: int,
-                        parts: int) -> dict:
-    """The rows of the ``part``-th of ``parts`` slices of the units (a sub-job of a split evaluation), as JSON
-    data for :func:`leave_one_out_joined`; the slices joined in order are the rows of :func:`leave_one_out`."""
-    name = scoring.measure_names([measure])[0]
-    rows, scores, source = _loo_rows(collection, snapshot.snapshot(collection), measure, name, by,
-                                     scoring.normalise_policy(qrels_policy), None, None, (part, parts))
-    return {"rows": rows, "scores": scores, "source": source}
-
-
-def leave_one_out_joined(collection: Collection, *, measure: str, by: str, shares: list[dict]) -> LeaveOneOut:
-    """:func:`leave_one_out` from its slices' rows (:func:`leave_one_out_share`), in order: the same result."""
-    rows = [row for share in shares for row in share["rows"]]
-    return _from_rows(snapshot.snapshot(collection), scoring.measure_names([measure])[0], by, rows,
-                      shares[0]["scores"], shares[0]["source"])
 
 
 def _from_rows(snap: Snapshot, name: str, by: str, rows: list[dict], scores: dict[str, float], source: str

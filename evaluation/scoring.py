@@ -201,7 +201,7 @@ def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], 
     return results
 
 
-def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
+def combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
     """One :class:`Scores` per run from several batches' (every batch ranks the runs alike: same topics,
     same order; a name two batches give keeps the first's values)."""
     out = {}
@@ -248,12 +248,9 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
             raise EvaluationError(f"no run {unknown[0]!r} in collection {snap.slug!r}")
     if not snap.teams:
         raise EvaluationError(f"collection {snap.slug!r} has no runs to evaluate")
-    base = base_requests(snap)
-    known = set(_names(base))
-    extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
     stored = board.current(collection, policy) if use_board and assessor is None else None
     parts = [] if stored is None else [stored.scores]
-    for batch in [*_base_batches(base, stored), *(batches(extra) if extra else [])]:
+    for batch in passes(snap, requests, base=stored is None):
         key = (snap.version, "scores", policy, assessor, batch)
 
         def compute(batch=batch) -> dict[str, Scores]:
@@ -263,12 +260,16 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
 
         parts.append(cached(key, compute))
     chosen = list(tags) if tags is not None else snap.tags
-    return _combine(parts, chosen)
+    return combine(parts, chosen)
 
 
-def _base_batches(base: tuple[str, ...], stored) -> list[tuple[str, ...]]:
-    """The engine passes of the base measures: none when the version's board holds them."""
-    return [] if stored is not None else batches(base)
+def passes(snap: Snapshot, requests: Iterable[str], *, base: bool = True) -> list[tuple[str, ...]]:
+    """The engine passes :func:`evaluate` makes for ``requests``: the base measures' (unless ``base`` is
+    false: the version's board holds them), then those of the requests outside the base set."""
+    requests = list(requests)
+    known = set(_names(base_requests(snap)))
+    extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
+    return [*(batches(base_requests(snap)) if base else []), *(batches(extra) if extra else [])]
 
 
 def infap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None

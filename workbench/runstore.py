@@ -16,6 +16,7 @@ import io
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
@@ -59,15 +60,31 @@ def encode(frame: pd.DataFrame) -> bytes:
     return sink.getvalue()
 
 
-def decode(blob: bytes | memoryview) -> pd.DataFrame:
+def decode(blob: bytes | memoryview, topics=None) -> pd.DataFrame:
     """Stored bytes (Arrow IPC, or Parquet from earlier versions) back to a frame: qid categorical, docno str, rank int64, score float64, in
-    canonical order (see :func:`canonical_order`)."""
+    canonical order (see :func:`canonical_order`); with ``topics``, only those topics' rows (the others are
+    never converted: a part of a job split by topic pays for its topics only)."""
     data = bytes(blob)
     if data[:4] == b"PAR1":
         table = pq.read_table(pa.BufferReader(data))
     else:
         table = feather.read_table(pa.BufferReader(data))
-    return _to_frame(table)
+    return _to_frame(table if topics is None else _of_topics(table, topics))
+
+
+def _of_topics(table: pa.Table, topics) -> pa.Table:
+    """The rows of ``topics`` (the qid dictionary, hence the frame's categories, kept whole)."""
+    qid = table.column("qid")
+    wanted = pa.array([str(t) for t in topics], pa.string())
+    if pa.types.is_dictionary(qid.type) and qid.num_chunks == 1:
+        chunk = qid.chunk(0)
+        keep = np.asarray(pc.is_in(chunk.dictionary.cast(pa.string()), value_set=wanted).to_numpy(zero_copy_only=False))
+        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        mask = keep[codes] if keep.size else np.zeros(len(codes), dtype=bool)
+        if chunk.null_count:
+            mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
+        return table.filter(pa.array(mask))
+    return table.filter(pc.is_in(qid.cast(pa.string()), value_set=wanted))
 
 
 def _to_frame(table: pa.Table) -> pd.DataFrame:

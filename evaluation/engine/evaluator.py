@@ -147,11 +147,35 @@ class Evaluator:
                 for name, v in zip(m.names, kernel(ctx, base), strict=True):
                     values[name][block.rows] = v
 
+    def topic_values(self, ranked: Ranked, tags: dict[int, object]) -> dict:
+        """``{tag: (qids, {name: per-topic values})}`` of the runs ``tags`` names, every value a topic has
+        (also those of measures only summarised, such as ``gm_map``): what :meth:`joined` takes, for a
+        ranking of a slice of the topics."""
+        values = self._compute(ranked)
+        out = {}
+        for r, tag in tags.items():
+            segs = np.flatnonzero(ranked.seg_run == r)
+            out[tag] = ([self.qrels.topics[t] for t in ranked.seg_topic[segs]],
+                        {name: v[segs] for name, v in values.items()})
+        return out
+
+    def joined(self, slices: list[tuple[list, dict]], tag=None) -> EvalResult:
+        """One run's result from its :meth:`topic_values` on slices of the topics, in topic order:
+        per-topic values depend on their topic only, so this is the result of one evaluation over every
+        topic, its summary added in the same order."""
+        qids = [q for s in slices for q in s[0]]
+        values = {name: np.concatenate([np.asarray(s[1][name]) for s in slices]) for name in slices[0][1]} \
+            if slices else {}
+        return self._assembled(qids, values, tag)
+
     # -- assembling --------------------------------------------------------------------------------
     def _result(self, ranked: Ranked, values: dict, run: int, tag) -> EvalResult:
         segs = np.flatnonzero(ranked.seg_run == run)
         qids = [self.qrels.topics[t] for t in ranked.seg_topic[segs]]
-        n_eval = len(segs)
+        return self._assembled(qids, {name: v[segs] for name, v in values.items()}, tag)
+
+    def _assembled(self, qids: list, values: dict, tag) -> EvalResult:
+        n_eval = len(qids)
         divisor = len(self.qrels.topics) if self.complete else n_eval
         columns, aggregate = {}, {}
         for m in self.measures:
@@ -164,7 +188,7 @@ class Evaluator:
                 aggregate["num_q"] = divisor
                 continue
             for name in m.names:
-                v = values[name][segs]
+                v = values[name] if name in values else np.zeros(0, dtype=np.float64)
                 if spec.per_topic:
                     columns[name] = v
                 aggregate.update(_summarise(spec.summary, name, v, divisor, n_eval, self))
