@@ -74,9 +74,9 @@ def _zipped(collection: Collection, files: dict[str, str]) -> Bundle:
 # --- the same report as a job split by topic (workbench.subjobs; evaluation.report_topics): part i of k reads,
 # ranks and scores the i-th of k slices of the topics; joined, the parts give the report above, file for file.
 
-def report_sections(collection: Collection, *, shares: int, policy: str = DEFAULT_POLICY) -> list[dict]:
-    """The parts of the report: ``shares`` slices of the topics."""
-    return topic_sections(collection, shares=shares, policy=policy)
+def report_sections(collection: Collection, *, shares: int) -> list[dict]:
+    """The parts of the report: ``shares`` slices of the judged topics."""
+    return topic_sections(collection, shares=shares)
 
 
 def report_section(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,

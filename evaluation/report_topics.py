@@ -21,6 +21,7 @@ import pandas as pd
 
 from evaluation import scoring, snapshot
 from evaluation.engine import Evaluator
+from evaluation.engine.evaluator import joined
 from evaluation.engine.ranking import rank_runs
 from evaluation.leaderboard import leaderboard_of
 from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
@@ -29,7 +30,7 @@ from evaluation.reusability import (
     _from_rows,
     _owned,
     _Rescoring,
-    contribution_provenance,
+    contribution_slice,
     unique_owner,
 )
 from workbench.models import Collection
@@ -40,9 +41,10 @@ __all__ = ["topic_joined", "topic_part", "topic_sections"]
 BY = ("run", "team")
 
 
-def topic_sections(collection: Collection, *, shares: int, policy: str) -> list[dict]:
-    """The parts: ``shares`` contiguous slices of the qrels' topics (fewer when there are fewer topics)."""
-    topics = scoring.prepared_qrels(collection, policy=policy).topics
+def topic_sections(collection: Collection, *, shares: int) -> list[dict]:
+    """The parts: ``shares`` contiguous slices of the judged topics, in the engine's (byte) order; fewer when
+    there are fewer topics. Nothing is read but which topics have judgments: each part reads its qrels."""
+    topics = sorted(collection.topics.filter(judgments__isnull=False).distinct().values_list("qid", flat=True))
     shares = max(1, min(shares, len(topics)))
     return [{"topics": topics[i * len(topics) // shares:(i + 1) * len(topics) // shares]} for i in range(shares)]
 
@@ -63,14 +65,18 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
     """One part's output: its topics' values of every run, and of each unit's runs left out."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     topics = list(section["topics"])
-    prepared = scoring.prepared_qrels(collection, policy=policy)
-    runs = run_frames(collection, topics=topics)
+    prepared = scoring.prepared_qrels(collection, policy=policy, topics=topics)
+    runs = run_frames(collection, topics=topics if prepared is None else prepared.topics)
     order = list(runs)
-    ranking = rank_runs(prepared, [runs.pop(t) for t in order], max_depth=scoring.MAX_DEPTH)
-    meta: dict = {"order": order, "passes": [], "loo": {}}
+    ranking = None if prepared is None else rank_runs(prepared, [runs.pop(t) for t in order],
+                                                      max_depth=scoring.MAX_DEPTH)
+    meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {}}
     arrays: dict[str, np.ndarray] = {}
     every, _, _ = _passes(snap, measures, loo_measure)
     for p, batch in enumerate(every):
+        if prepared is None:  # none of its topics has a qrels line: no topic to score
+            meta["passes"].append({"qids": [[] for _ in order], "names": []})
+            continue
         evaluator = Evaluator(prepared, list(batch), relevance_level=snap.relevant_from, max_depth=scoring.MAX_DEPTH)
         found = evaluator.topic_values(ranking, dict(enumerate(order)))
         names = list(found[order[0]][1]) if order else []
@@ -78,32 +84,32 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
         for name in names:
             arrays[f"{p}/{name}"] = np.concatenate([found[t][1][name] for t in order])
     if collection.runs.filter(contributes=True).exists():
-        provenance, source = contribution_provenance(collection)
-        here = provenance[provenance["qid"].isin(topics)]
+        here, tags, source = contribution_slice(collection, topics)
         for by in BY:
             meta["loo"][by], arrays[f"loo/{by}"] = _loo_slice(collection, snap, prepared, ranking, order, loo_measure,
-                                                              by, provenance, here, source)
+                                                              by, tags, here, source)
     return _packed(meta, arrays)
 
 
-def _loo_slice(collection, snap, prepared, ranking, order, measure, by, provenance, here, source) -> tuple[dict, np.ndarray]:
+def _loo_slice(collection, snap, prepared, ranking, order, measure, by, tags, here, source) -> tuple[dict, np.ndarray]:
     """Each unit's unique judgments on the part's topics (counted) and its runs' values without them there."""
     name = _check(measure, by)
-    rescoring = _Rescoring(prepared=prepared, ranking=ranking, run_index={t: i for i, t in enumerate(order)},
+    rescoring = None if prepared is None else _Rescoring(prepared=prepared, ranking=ranking, run_index={t: i for i, t in enumerate(order)},
                            run_bounds=np.searchsorted(ranking.seg_run, np.arange(len(order) + 1)),
                            request=scoring.batches([measure])[0], relevant_from=snap.relevant_from, full={},
                            name=name)
-    unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
+    unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in tags}
     units = sorted(set(unit_of.values()))
     unit_code = {u: i for i, u in enumerate(units)}
+    found = {"units": units, "source": source, "judged": [0] * len(units), "relevant": [0] * len(units), "entries": []}
+    if prepared is None:
+        return found, np.zeros(0)
     tag_code, tag_names = pd.factorize(here["tag"])
     owner = unique_owner(here, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
     relevant = collection.is_relevant(prepared.grades)
-    found = {"units": units, "source": source, "judged": [], "relevant": [], "entries": []}
     values = []
     for u, (unit, mine) in enumerate(zip(units, _owned(owner, len(units)), strict=True)):
-        found["judged"].append(int(mine.size))
-        found["relevant"].append(int(relevant[mine].sum()))
+        found["judged"][u], found["relevant"][u] = int(mine.size), int(relevant[mine].sum())
         for tag, (qids, loo) in rescoring.values_without(_unit_runs(snap, by, unit), mine).items():
             found["entries"].append([u, tag, list(qids)])
             values.append(np.asarray(loo, dtype=np.float64))
@@ -142,18 +148,18 @@ def topic_joined(collection: Collection, outputs: list[bytes], *, measures: Sequ
     """The leaderboard and the leave-one-out tables (CSV by ``by``) from the parts' outputs, in order."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     parts = [_unpacked(data) for data in outputs]
-    prepared = scoring.prepared_qrels(collection, policy=policy)
     every, board_passes, loo_passes = _passes(snap, measures, loo_measure)
-    joined = []
+    if not sum(meta["topics"] for meta, _ in parts):  # what one worker says
+        scoring.qrels_frame(collection, policy=policy)
+    results = []
     for p, batch in enumerate(every):
-        evaluator = Evaluator(prepared, list(batch), relevance_level=snap.relevant_from, max_depth=scoring.MAX_DEPTH)
         slices = [_slices(meta, arrays, p) for meta, arrays in parts]
-        joined.append({tag: evaluator.joined([s[tag] for s in slices], tag) for tag in parts[0][0]["order"]})
-    board = leaderboard_of(collection, scoring.combine([joined[p] for p in board_passes], snap.tags),
-                           measures=measures, qrels_policy=policy)
+        results.append({tag: joined(batch, [s[tag] for s in slices], tag) for tag in parts[0][0]["order"]})
+    board = leaderboard_of(collection, scoring.combine([results[p] for p in board_passes], snap.tags),
+                           measures=measures, qrels_policy=policy, n_qrels=sum(meta["topics"] for meta, _ in parts))
     tables = {}
     if parts[0][0]["loo"]:
-        full = scoring.combine([joined[p] for p in loo_passes], snap.tags)
+        full = scoring.combine([results[p] for p in loo_passes], snap.tags)
         for by in BY:
             tables[by] = _loo_joined(snap, _check(loo_measure, by), by, parts, full).table.to_csv(index=False)
     return board, tables

@@ -77,6 +77,22 @@ def contribution_provenance(collection: Collection, depth: int | None = None) ->
     return ranked[["qid", "docno", "tag"]].astype(str), f"top {depth} of the contributing runs (no pool stored)"
 
 
+def contribution_slice(collection: Collection, topics) -> tuple[pd.DataFrame, list[str], str]:
+    """:func:`contribution_provenance`'s rows on ``topics`` only (a part of a job split by topic: the other
+    topics' rows are dropped before any is made a string), the tags it names on every topic, and its source."""
+    snap, wanted = snapshot.snapshot(collection), {str(t) for t in topics}
+    with_provenance = [p for p in snap.pools if len(p.provenance)]
+    if not with_provenance:
+        frame, source = contribution_provenance(collection)
+        return frame[frame["qid"].isin(wanted)], sorted(frame["tag"].unique()), source
+    frames = [p.provenance[["qid", "docno", "tag"]] for p in with_provenance]
+    tags = sorted({str(t) for f in frames for t in f["tag"].unique()} & set(snap.tags))
+    here = pd.concat([f[f["qid"].astype(str).isin(wanted)] for f in frames], ignore_index=True)
+    here = here.astype(str).drop_duplicates()
+    names = ", ".join(p.name + (f" (depth {p.depth})" if p.depth else f" ({p.strategy})") for p in with_provenance)
+    return here[here["tag"].isin(snap.tags)], tags, f"provenance of pool {names}"
+
+
 def unique_judged(provenance: pd.DataFrame, qrels: pd.DataFrame, unit_of: dict[str, str]) -> pd.DataFrame:
     """Judged (qid, docno) pairs exactly one unit (run or team) contributed: columns qid, docno, unit, rel.
 

@@ -84,9 +84,15 @@ def qrels_frame(collection: Collection, *, policy: str = DEFAULT_POLICY, assesso
     return cached(key, load)
 
 
-def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> Qrels:
-    """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
+def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None,
+                   topics: Sequence[str] | None = None) -> Qrels | None:
+    """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it); with
+    ``topics``, those topics' only, read alone (a part of a job split by topic; None when they have none)."""
     policy = normalise_policy(policy)
+    if topics is not None:
+        frame = judged_qrels(collection, assessor=assessor, policy=policy.removesuffix(COMPLETE), topics=topics)
+        frame = _complete_topics_only(collection, frame) if policy.endswith(COMPLETE) and len(frame) else frame
+        return _prepared(collection, frame) if len(frame) else None
     key = (version(collection), "prepared qrels", policy, assessor)
     return cached(key, lambda: _prepared(collection, qrels_frame(collection, policy=policy, assessor=assessor)))
 

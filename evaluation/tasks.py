@@ -37,11 +37,8 @@ def evaluate_collection(job_id: int) -> None:
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
     if shares > 1:
         job = Job.objects.get(pk=job_id)
-        try:
-            sections = report_sections(job.collection, shares=shares, policy=job.params.get("policy", "adjudicated"))
-        except EvaluationError:
-            sections = []  # nothing to evaluate: the job says why, in one worker
-        if len(sections) > 1:
+        sections = report_sections(job.collection, shares=shares)
+        if len(sections) > 1:  # else (no judged topic, or one): one worker (which says why, if it cannot)
             subjobs.split(job_id, task=evaluation_part, join=join_evaluation, parts=sections)
             return
     with jobs.running(job_id) as progress:
