@@ -199,8 +199,7 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
         fill = machine[~pd.MultiIndex.from_frame(machine[["qid", "docno"]]).isin(known)]
         return sort_qrels(pd.concat([human, fill], ignore_index=True)) if len(fill) else human
     machine = "only" if policy == MACHINE else "exclude"
-    wanted = None if topics is None else [str(t) for t in topics]
-    topic_ids = None if wanted is None else list(collection.topics.filter(qid__in=wanted).values_list("pk", flat=True))
+    wanted, topic_ids = topics, _topic_ids(collection, topics)
     if topic_ids == []:
         return _empty_qrels()
     records = _judgment_records(collection, assessor, ["docno"] if assessor is not None else ["docno", "assessor"],
@@ -228,7 +227,7 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     if natural is None:  # qids that sort alike (such as "1" and "01"), or a judged topic of another collection
         found = _qrels_from_judgments(current_judgments(collection, assessor=assessor, machine=machine),
                                       assessor=assessor, policy=policy)
-        return found if wanted is None else found[found["qid"].isin(wanted)].reset_index(drop=True)
+        return _of_topics(found, wanted)
     ranks, qids = natural
     keys = ranks[topic] * len(docnos) + doc  # unique: one grade per (topic, document)
     if not (keys[1:] > keys[:-1]).all():
@@ -236,6 +235,17 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
         topic, doc, rel = topic[order], doc[order], rel[order]
     return pd.DataFrame({"qid": _string_column(qids.take(topic)), "docno": _string_column(docnos.take(doc)),
                          "rel": rel})
+
+
+def _topic_ids(collection: Collection, topics: Sequence[str] | None) -> list[int] | None:
+    """The pks of ``topics`` (None: every topic)."""
+    if topics is None:
+        return None
+    return list(collection.topics.filter(qid__in=[str(t) for t in topics]).values_list("pk", flat=True))
+
+
+def _of_topics(frame: pd.DataFrame, topics: Sequence[str] | None) -> pd.DataFrame:
+    return frame if topics is None else frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
 
 
 def _natural_ranks(collection: Collection, topic_ids: np.ndarray,
