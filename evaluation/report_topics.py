@@ -31,6 +31,7 @@ from evaluation.reusability import (
     _owned,
     _Rescoring,
     contribution_slice,
+    judgments_of,
     unique_owner,
 )
 from workbench.models import Collection
@@ -72,26 +73,31 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
                                                       max_depth=scoring.MAX_DEPTH)
     meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {}}
     arrays: dict[str, np.ndarray] = {}
-    every, _, _ = _passes(snap, measures, loo_measure)
-    for p, batch in enumerate(every):
-        if prepared is None:  # none of its topics has a qrels line: no topic to score
-            meta["passes"].append({"qids": [[] for _ in order], "names": []})
-            continue
-        evaluator = Evaluator(prepared, list(batch), relevance_level=snap.relevant_from, max_depth=scoring.MAX_DEPTH)
-        found = evaluator.topic_values(ranking, dict(enumerate(order)))
-        names = list(found[order[0]][1]) if order else []
-        meta["passes"].append({"qids": [found[t][0] for t in order], "names": names})
-        for name in names:
-            arrays[f"{p}/{name}"] = np.concatenate([found[t][1][name] for t in order])
+    for p, batch in enumerate(_passes(snap, measures, loo_measure)[0]):
+        meta["passes"].append(_scored(snap, prepared, ranking, order, batch, p, arrays))
     if collection.runs.filter(contributes=True).exists():
         here, tags, source = contribution_slice(collection, topics)
+        judged = None if prepared is None or not len(here) else judgments_of(here, prepared)  # once for both
         for by in BY:
             meta["loo"][by], arrays[f"loo/{by}"] = _loo_slice(collection, snap, prepared, ranking, order, loo_measure,
-                                                              by, tags, here, source)
+                                                              by, tags, (here, judged), source)
     return _packed(meta, arrays)
 
 
-def _loo_slice(collection, snap, prepared, ranking, order, measure, by, tags, here, source) -> tuple[dict, np.ndarray]:
+def _scored(snap, prepared, ranking, order: list[str], batch, p: int, arrays: dict) -> dict:
+    """Every run's values on the part's topics in engine pass ``p`` (into ``arrays``), and their topics."""
+    if prepared is None:  # none of its topics has a qrels line: no topic to score
+        return {"qids": [[] for _ in order], "names": []}
+    evaluator = Evaluator(prepared, list(batch), relevance_level=snap.relevant_from, max_depth=scoring.MAX_DEPTH)
+    found = evaluator.topic_values(ranking, dict(enumerate(order)))
+    names = list(found[order[0]][1]) if order else []
+    for name in names:
+        arrays[f"{p}/{name}"] = np.concatenate([found[t][1][name] for t in order])
+    return {"qids": [found[t][0] for t in order], "names": names}
+
+
+def _loo_slice(collection, snap, prepared, ranking, order, measure, by, tags, provenance, source
+               ) -> tuple[dict, np.ndarray]:
     """Each unit's unique judgments on the part's topics (counted) and its runs' values without them there."""
     name = _check(measure, by)
     rescoring = None if prepared is None else _Rescoring(prepared=prepared, ranking=ranking, run_index={t: i for i, t in enumerate(order)},
@@ -104,8 +110,9 @@ def _loo_slice(collection, snap, prepared, ranking, order, measure, by, tags, he
     found = {"units": units, "source": source, "judged": [0] * len(units), "relevant": [0] * len(units), "entries": []}
     if prepared is None:
         return found, np.zeros(0)
+    here, judged = provenance
     tag_code, tag_names = pd.factorize(here["tag"])
-    owner = unique_owner(here, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code)
+    owner = unique_owner(here, prepared, [unit_code[unit_of[t]] for t in tag_names], tag_code, judged)
     relevant = collection.is_relevant(prepared.grades)
     values = []
     for u, (unit, mine) in enumerate(zip(units, _owned(owner, len(units)), strict=True)):

@@ -204,17 +204,17 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     return rows, scores, source
 
 
-def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int], tag_code: np.ndarray
-                 ) -> np.ndarray:
+def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int], tag_code: np.ndarray,
+                 judged: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """For every judgment of ``qrels`` (aligned with its keys), the one unit that contributed it, or -1
     (contributed by several units, or by none): ``provenance`` rows (qid, docno, tag) with their tag codes
-    ``tag_code`` and the unit of each tag code ``unit_of_tag`` (-1: not a unit)."""
+    ``tag_code`` and the unit of each tag code ``unit_of_tag`` (-1: not a unit); ``judged``: the rows'
+    judgments (:func:`judgments_of`) when they are known already."""
     owner = np.full(len(qrels.keys), -1, dtype=np.int64)
     if not len(provenance):
         return owner
     unit = np.asarray(unit_of_tag, dtype=np.int64)[np.asarray(tag_code, dtype=np.int64)]
-    rows, judgment = qrels.lookup(topic_codes(provenance["qid"], qrels.topic_array),
-                                  codes_in(as_arrow_strings(provenance["docno"]), qrels.vocabulary))
+    rows, judgment = judged or judgments_of(provenance, qrels)
     unit = unit[rows]
     judgment = judgment[unit >= 0]
     unit = unit[unit >= 0]
@@ -225,6 +225,12 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
     single = count[judgment_of] == 1
     owner[judgment_of[single]] = unit_of[single]
     return owner
+
+
+def judgments_of(provenance: pd.DataFrame, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """The provenance rows that are judged, and their judgments (positions in ``qrels``' keys)."""
+    return qrels.lookup(topic_codes(provenance["qid"], qrels.topic_array),
+                        codes_in(as_arrow_strings(provenance["docno"]), qrels.vocabulary))
 
 
 def _check(measure: str, by: str) -> str:
