@@ -35,8 +35,8 @@ def evaluate_collection(job_id: int) -> None:
     ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (``JOB_PARTS`` slices of the topics:
     each part ranks and scores every run on its topics), joined by :func:`join_evaluation`."""
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
-    if shares > 1:
-        job = Job.objects.get(pk=job_id)
+    job = Job.objects.get(pk=job_id)
+    if shares > 1 and not _stored(job.collection, job.params.get("policy", "adjudicated")):
         sections = report_sections(job.collection, shares=shares)
         if len(sections) > 1:  # else (no judged topic, or one): one worker (which says why, if it cannot)
             subjobs.split(job_id, task=evaluation_part, join=join_evaluation, parts=sections)
@@ -46,6 +46,20 @@ def evaluate_collection(job_id: int) -> None:
         bundle = evaluation_report(job.collection, measures=job.params.get("measures") or None,
                                    policy=job.params.get("policy", "adjudicated"), step=progress.step)
         _keep_report(progress, bundle)
+
+
+def _stored(collection, policy: str) -> bool:
+    """Whether the version's board job stored what the report holds (the scores, leave-one-out by run and by
+    team): one worker then reads it in seconds, where parts would compute it all again."""
+    from evaluation.reusability import stored_leave_one_out
+    from evaluation.scoring import normalise_policy
+
+    try:
+        policy = normalise_policy(policy)
+    except EvaluationError:
+        return False
+    return board.current(collection, policy) is not None and all(
+        stored_leave_one_out(collection, measure="map", by=by, qrels_policy=policy) is not None for by in ("run", "team"))
 
 
 def _keep_report(progress: jobs.Progress, bundle) -> None:

@@ -47,6 +47,9 @@ def _setup(database: str, var: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from django.conf import settings
+
+    settings.BOARD_ON_CHANGE = False  # no board job behind the timings (a stored board is what the report reads)
 
 
 def _generated(tmp: Path, args) -> tuple[list[Path], Path]:
@@ -140,6 +143,8 @@ import os
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
 import django
 django.setup()
+from django.conf import settings
+settings.BOARD_ON_CHANGE = False  # the board job is timed on its own ("leaderboard cold"), after the evaluations
 import scipy.stats  # noqa
 import evaluation.tasks, evaluation.report_topics, judging.agreement, pooling.tasks, workbench.tasks  # noqa
 from django.core.management import call_command
@@ -158,12 +163,12 @@ def _peak(pid: int) -> int:
 
 
 def _board(collection, tmp: Path, env: dict) -> float:
-    """The leaderboard's first page after the judgments waits for the board job: its time, one worker."""
+    """The leaderboard's first page after the judgments waits for the board job (scores and the results
+    pages' extras, leave-one-out among them): its time, one worker (it is not split)."""
     from evaluation import board
 
-    # the job a saved pool queued (it evaluates the version current when it runs: after the judgments), or one
     seconds, _, _ = _run(None, "board", collection, {}, 1, tmp, env,
-                         start=lambda: board.pending_job(collection) or board.request_board(collection, ["adjudicated"]))
+                         start=lambda: board.request_board(collection, ["adjudicated"]))
     return seconds
 
 
@@ -192,6 +197,8 @@ def main() -> None:
     parser.add_argument("--pool-depth", type=int, default=100)
     parser.add_argument("--postgres", default="")
     parser.add_argument("--s3", action="store_true")
+    parser.add_argument("--evaluation-only", action="store_true",
+                        help="time the full evaluation only (the pool built in this process, no board job)")
     parser.add_argument("--generated", default="", help="a folder to keep the generated files in (and read again)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
@@ -216,23 +223,28 @@ def main() -> None:
         from pooling.tasks import build_pool
 
         rows, pools, reports = [], {}, {}
-        for workers in (1, 2):
+        for workers in (1, 2) if not args.evaluation_only else ():
             arguments = {"name": f"p{workers}", "strategy": "depth", "depth": args.pool_depth, "seed": 1}
             seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
             rows.append((f"depth-{args.pool_depth} pool build", workers, seconds, section))
             pool = Pool.objects.get(name=f"p{workers}")
             pools[workers] = sorted(pool.entries.values_list("topic__qid", "docno", "judging_order"))
-        assert pools[1] == pools[2], "the split pool differs"
+        if args.evaluation_only:
+            from pooling.services import pool_build
+
+            pool_build(collection=collection, name="p1", strategy="depth", depth=args.pool_depth, seed=1)
+        else:
+            assert pools[1] == pools[2], "the split pool differs"
         del pools
         _judge(collection, tmp, "p1")
-        board = _board(collection, tmp, env)
-        for workers in (1, 2):
+        for workers in (1, 2):  # cold: no board stored (a stored board is what one worker's report reads)
             seconds, job, section = _run(evaluate_collection, "evaluation", collection,
                                          {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]},
                                          workers, tmp, env)
             rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds, section))
             reports[workers] = _report(job)
         assert reports[1] == reports[2], "the split report differs"
+        board = _board(collection, tmp, env) if not args.evaluation_only else float("nan")
         lines = args.runs * args.topics * args.depth
         print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
               f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import (one process, "
