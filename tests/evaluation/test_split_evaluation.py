@@ -89,3 +89,18 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_
     assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
     joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_evaluation")
     assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_an_evaluation_whose_board_is_stored_is_not_split(tmp_path, settings):
+    """The version's board job stored the scores and leave-one-out: one worker reads them, no part computes
+    them again; the zip is the same."""
+    from evaluation import board
+
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path, teams=TEAMS)
+    whole = _report(_evaluate(collection, settings, 1))
+    board.build(collection, "majority")
+    job = _evaluate(collection, settings, 2)
+    assert _report(job) == whole
+    assert job.parts.count() == 0
