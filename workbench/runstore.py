@@ -69,11 +69,18 @@ def decode(blob: bytes | memoryview, topics=None) -> pd.DataFrame:
         table = pq.read_table(pa.BufferReader(data))
     else:
         table = feather.read_table(pa.BufferReader(data))
-    return _to_frame(table if topics is None else _of_topics(table, topics))
+    if topics is None:
+        return _to_frame(table)
+    part = _of_topics(table, topics)
+    if part is not None:
+        return _to_frame(part)
+    frame = _to_frame(table)
+    return frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
 
 
-def _of_topics(table: pa.Table, topics) -> pa.Table:
-    """The rows of ``topics`` (the qid dictionary, hence the frame's categories, kept whole)."""
+def _of_topics(table: pa.Table, topics) -> pa.Table | None:
+    """The rows of ``topics`` (the qid dictionary, hence the frame's categories, kept whole); None for a table
+    without one dictionary (Parquet of earlier versions: filtered once a frame)."""
     qid = table.column("qid")
     wanted = pa.array([str(t) for t in topics], pa.string())
     if pa.types.is_dictionary(qid.type) and qid.num_chunks == 1:
@@ -83,8 +90,8 @@ def _of_topics(table: pa.Table, topics) -> pa.Table:
         mask = keep[codes] if keep.size else np.zeros(len(codes), dtype=bool)
         if chunk.null_count:
             mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
-        return table.filter(pa.array(mask))
-    return table.filter(pc.is_in(qid.cast(pa.string()), value_set=wanted))
+        return table.filter(pa.array(mask)) if mask.any() else table.slice(0, 0)  # (a filter to no row drops
+    return None                                                                   # the chunk, its dictionary too)
 
 
 def _to_frame(table: pa.Table) -> pd.DataFrame:
