@@ -1,16 +1,22 @@
 """Benchmark: the split jobs (``JOB_PARTS``, ``workbench.subjobs``) with one ``db_worker`` and with two.
 
     .venv/bin/python tests/benchmarks/bench_split_jobs.py [--runs 100] [--topics 50] [--depth 1000]
-        [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3]
+        [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3] [--generated DIR]
+        [--evaluation-only]
 
-Generates a track as ``bench_evaluation.py`` does (seeded), imports it into a fresh database (SQLite, or a
-fresh PostgreSQL database with ``--postgres``), then times, with 1 worker (``JOB_PARTS=1``: not split) and
-with 2 workers (``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own
-``VAR_DIR``: the files are in the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over
-every run (queued to done), and the full evaluation (leaderboard and leave-one-out by run and by team) of
-that pool judged (30% relevant). With ``--s3`` the files go to a SeaweedFS server started for the run.
-Checks that both layouts give the same pool and the same report. Prints a markdown table. The machine is
-shared: timings are noisy; each worker is one process, so two workers use two cores.
+Generates a track as ``bench_evaluation.py`` does (seeded; with ``--generated`` the files are kept in DIR and
+read again next time), imports it in this process into a fresh database (SQLite, or a fresh PostgreSQL database
+with ``--postgres``, dropped after), then times, with 1 worker (``JOB_PARTS=1``: not split) and with 2 workers
+(``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own ``VAR_DIR``: the files are in
+the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over every run
+(queued to done; split by runs), and the full evaluation (leaderboard and leave-one-out by run and by team;
+split by topic) of that pool judged (30% relevant), cold: no board job runs before it (a stored board is what
+one worker's report reads). Then the board job the leaderboard's first page waits for ("leaderboard cold",
+one worker: not split). With ``--s3`` the files go to a SeaweedFS server started for the run. A job is timed
+once every worker is up (with the jobs' modules loaded, as a worker has after its first job) and nothing else
+is queued; the parts alone (first start to last end), the planning and the join are printed too. Checks that
+both layouts give the same pool and the same report. Prints a markdown table. The machine is shared: timings
+are noisy; each worker is one process, so two workers use two cores.
 """
 
 from __future__ import annotations
