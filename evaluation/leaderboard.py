@@ -43,7 +43,7 @@ from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
 __all__ = ["CI_METHOD", "NOT_CONTRIBUTED", "Leaderboard", "RunScore", "BoardState", "adjust", "board_covers", "from_board",
-           "leaderboard", "policy_key", "stored_leaderboard",
+           "leaderboard", "leaderboard_of", "policy_key", "stored_leaderboard",
            "topic_matrix", "topic_table", "topics_of"]
 
 CI_METHOD = "t"
@@ -209,6 +209,21 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     policy = scoring.normalise_policy(qrels_policy)
     scores = scoring.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
                                tags=tags)
+    return _of_scores(collection, snap, scores, names, policy, assessor, threshold, test, correction, alpha)
+
+
+def leaderboard_of(collection: Collection, scores: dict[str, Scores], *, measures: Sequence[str] | None = None,
+                   qrels_policy: str = "adjudicated", n_qrels: int | None = None) -> Leaderboard:
+    """The leaderboard :func:`leaderboard` gives (default options), of every run's scores computed elsewhere
+    (for ``measures`` and ``ROBUST_MEASURES``, as :func:`evaluation.scoring.evaluate` gives them): a
+    split evaluation's (``evaluation.report_topics``)."""
+    names = scoring.measure_names(list(measures) if measures else list(DEFAULT_MEASURES))
+    return _of_scores(collection, snapshot.snapshot(collection), scores, names,
+                      scoring.normalise_policy(qrels_policy), None, 0.8, "t", "holm", 0.05, n_qrels)
+
+
+def _of_scores(collection, snap, scores, names, policy, assessor, threshold, test, correction, alpha,
+               n_qrels: int | None = None) -> Leaderboard:
     infap = scoring.infap_scores(collection, policy=policy, assessor=assessor)
     if infap is not None:
         inferred = xinfap_scores(collection, policy=policy, assessor=assessor)
@@ -216,7 +231,8 @@ def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor
     pool = snap.main_pool
     pool_text = None if pool is None else f"{pool.name} ({pool.strategy}" + (
         f", depth {pool.depth})" if pool.depth else ")")
-    n_qrels = len(scoring.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
+    if n_qrels is None:
+        n_qrels = len(scoring.qrels_frame(collection, policy=policy, assessor=assessor)["qid"].unique())
     return _assemble(scores, names, infap=infap, teams=snap.teams, contributed=snap.contributed,
                      pool_depth=None if pool is None else pool.depth, pool_text=pool_text, n_qrels=n_qrels,
                      slug=snap.slug, policy_text=policy if assessor is None else f"assessor {assessor}",

@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 from evaluation.leaderboard import leaderboard
 from evaluation.release import Bundle
-from evaluation.reusability import leave_one_out, leave_one_out_joined, leave_one_out_share
+from evaluation.report_topics import topic_joined, topic_part, topic_sections
+from evaluation.reusability import leave_one_out
 from judging.policies import DEFAULT_POLICY
 from workbench.models import Collection
 
@@ -41,8 +42,8 @@ def _per_topic_csv(data: dict) -> str:
     return out.getvalue()
 
 
-def _board_files(collection: Collection, measures, policy: str) -> dict[str, str]:
-    board = leaderboard(collection, measures=measures, qrels_policy=policy)
+def _board_files(collection: Collection, measures, policy: str, board=None) -> dict[str, str]:
+    board = board or leaderboard(collection, measures=measures, qrels_policy=policy)
     data = board.as_dict(per_topic=True)
     return {"leaderboard.json": json.dumps(data, indent=1) + "\n", "leaderboard.csv": _leaderboard_csv(board),
             "per_topic.csv": _per_topic_csv(data)}
@@ -70,32 +71,25 @@ def _zipped(collection: Collection, files: dict[str, str]) -> Bundle:
     return Bundle(filename=f"{collection.slug}-evaluation-{stamp}.zip", data=buffer.getvalue(), files={})
 
 
-# --- the same report as a job split into parts (workbench.subjobs): part i of k computes the i-th of k slices
-# of the runs (teams) left out, by run and by team (what both re-score is read once per worker), and the
-# first part the leaderboard too; joined, the parts give the report above, file for file.
+# --- the same report as a job split by topic (workbench.subjobs; evaluation.report_topics): part i of k reads,
+# ranks and scores the i-th of k slices of the topics; joined, the parts give the report above, file for file.
 
 def report_sections(collection: Collection, *, shares: int) -> list[dict]:
-    """The parts of the report: ``shares`` slices of the leave-one-out (one part when nothing is left out)."""
-    shares = shares if collection.runs.filter(contributes=True).exists() else 1
-    return [{"share": i, "shares": shares, "board": i == 0} for i in range(shares)]
+    """The parts of the report: ``shares`` slices of the judged topics."""
+    return topic_sections(collection, shares=shares)
 
 
 def report_section(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
-                   policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> dict:
-    """One part's output (JSON data): its slice of each leave-one-out, and the leaderboard's files in the first."""
-    found: dict = {"files": _board_files(collection, measures, policy) if section["board"] else {}}
-    if collection.runs.filter(contributes=True).exists():
-        for by in ("run", "team"):
-            found[by] = leave_one_out_share(collection, measure=loo_measure, by=by, qrels_policy=policy,
-                                            part=section["share"], parts=section["shares"])
-    return found
+                   policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> bytes:
+    """One part's output: its topics' values (:func:`evaluation.report_topics.topic_part`)."""
+    return topic_part(collection, section, measures=measures, policy=policy, loo_measure=loo_measure)
 
 
-def report_joined(collection: Collection, outputs: list, *, loo_measure: str = "map") -> Bundle:
+def report_joined(collection: Collection, outputs: list, *, measures: Sequence[str] | None = None,
+                  policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> Bundle:
     """The report from its parts' outputs, in the parts' order."""
-    files = dict(outputs[0]["files"])
-    for by in ("run", "team"):
-        if by in outputs[0]:
-            files[f"leave_one_{by}_out.csv"] = leave_one_out_joined(
-                collection, measure=loo_measure, by=by, shares=[out[by] for out in outputs]).table.to_csv(index=False)
+    board, tables = topic_joined(collection, outputs, measures=measures, policy=policy, loo_measure=loo_measure)
+    files = _board_files(collection, measures, policy, board)
+    for by, table in tables.items():
+        files[f"leave_one_{by}_out.csv"] = table
     return _zipped(collection, files)

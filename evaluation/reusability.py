@@ -30,7 +30,7 @@ from pooling import strategies as S
 from workbench.models import Collection
 
 __all__ = ["LeaveOneOut", "assessor_ranking_agreement", "compute_leave_one_out", "leave_one_out",
-           "leave_one_out_joined", "leave_one_out_share", "ranking_agreement_rows", "stored_leave_one_out"]
+           "ranking_agreement_rows", "stored_leave_one_out"]
 
 LOO_COLUMNS = ["unit", "run", "team", "contributed", "unique_judged", "unique_relevant", "score", "score_loo",
                "change", "change_pct", "rank", "rank_loo", "rank_change"]
@@ -77,6 +77,22 @@ def contribution_provenance(collection: Collection, depth: int | None = None) ->
     return ranked[["qid", "docno", "tag"]].astype(str), f"top {depth} of the contributing runs (no pool stored)"
 
 
+def contribution_slice(collection: Collection, topics) -> tuple[pd.DataFrame, list[str], str]:
+    """:func:`contribution_provenance`'s rows on ``topics`` only (a part of a job split by topic: the other
+    topics' rows are dropped before any is made a string), the tags it names on every topic, and its source."""
+    snap, wanted = snapshot.snapshot(collection), {str(t) for t in topics}
+    with_provenance = [p for p in snap.pools if len(p.provenance)]
+    if not with_provenance:
+        frame, source = contribution_provenance(collection)
+        return frame[frame["qid"].isin(wanted)], sorted(frame["tag"].unique()), source
+    frames = [p.provenance[["qid", "docno", "tag"]] for p in with_provenance]
+    tags = sorted({str(t) for f in frames for t in f["tag"].unique()} & set(snap.tags))
+    here = pd.concat([f[f["qid"].astype(str).isin(wanted)] for f in frames], ignore_index=True)
+    here = here.astype(str).drop_duplicates()
+    names = ", ".join(p.name + (f" (depth {p.depth})" if p.depth else f" ({p.strategy})") for p in with_provenance)
+    return here[here["tag"].isin(snap.tags)], tags, f"provenance of pool {names}"
+
+
 def unique_judged(provenance: pd.DataFrame, qrels: pd.DataFrame, unit_of: dict[str, str]) -> pd.DataFrame:
     """Judged (qid, docno) pairs exactly one unit (run or team) contributed: columns qid, docno, unit, rel.
 
@@ -115,6 +131,12 @@ class _Rescoring:
     def changes(self, runs: list[str], mine: np.ndarray) -> dict[str, float]:
         """Per run, how much the sum of its per-topic values changes without the judgments ``mine``
         (positions in the prepared qrels): only the topics where they are need re-scoring."""
+        return {tag: float(np.sum(values)) - float(np.sum(self.full[tag].column(self.name, qids, 0.0)))
+                for tag, (qids, values) in self.values_without(runs, mine).items()}
+
+    def values_without(self, runs: list[str], mine: np.ndarray) -> dict[str, tuple[list, np.ndarray]]:
+        """Per run, the topics where the judgments ``mine`` are and its values there without them (topic
+        order; none for a run without results on those topics)."""
         if not mine.size:
             return {}
         drop = np.zeros(len(self.prepared.keys), dtype=bool)
@@ -128,8 +150,7 @@ class _Rescoring:
             return {}
         loo = scoring.score_ranked(self.prepared.without(drop), self.ranking.select(segments).without(drop),
                                    {self.run_index[t]: t for t in runs}, self.request, self.relevant_from)
-        return {tag: float(np.sum(loo[tag].values[self.name]))
-                - float(np.sum(self.full[tag].column(self.name, loo[tag].qids, 0.0)))
+        return {tag: (loo[tag].qids, loo[tag].values[self.name])
                 for tag in runs if self.name in loo[tag].values and loo[tag].qids}
 
 
@@ -155,13 +176,11 @@ def _owned(owner: np.ndarray, n_units: int) -> list[np.ndarray]:
 
 
 def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, by: str, policy: str,
-              assessor: str | None, depth: int | None, share: tuple[int, int] = (0, 1)
-              ) -> tuple[list[dict], dict[str, float], str]:
+              assessor: str | None, depth: int | None) -> tuple[list[dict], dict[str, float], str]:
     """Re-score each unit's runs on the topics where the unit has unique judged documents (the other
     topics keep their full-qrels scores, which cannot change), against the full qrels less the unit's
     unique judgments (:meth:`Qrels.without`: no re-coding of the judgments per unit). A run's score is
-    the mean of its per-topic values (its topics), so only the changed topics' values are replaced.
-    ``share`` (i, k): only the i-th of k contiguous slices of the units (a part of a split job)."""
+    the mean of its per-topic values (its topics), so only the changed topics' values are replaced."""
     rescoring = _rescoring(collection, snap, measure, name, policy, assessor)
     provenance, source = contribution_provenance(collection, depth)
     unit_of = {t: (t if by == "run" else snap.team_of(t)) for t in sorted(provenance["tag"].unique())}
@@ -174,9 +193,7 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
               for t, s in rescoring.full.items()}
     scores = {t: (total / n if n else 0.0) for t, (total, n) in totals.items()}
     rows = []
-    part, parts = share
-    first, last = part * len(units) // parts, (part + 1) * len(units) // parts
-    for unit, mine in list(zip(units, _owned(owner, len(units)), strict=True))[first:last]:
+    for unit, mine in zip(units, _owned(owner, len(units)), strict=True):
         runs = [unit] if by == "run" else [t for t in snap.tags if snap.team_of(t) == unit]
         changed = rescoring.changes(runs, mine)
         for tag in runs:
@@ -187,17 +204,17 @@ def _loo_rows(collection: Collection, snap: Snapshot, measure: str, name: str, b
     return rows, scores, source
 
 
-def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int], tag_code: np.ndarray
-                 ) -> np.ndarray:
+def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int], tag_code: np.ndarray,
+                 judged: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """For every judgment of ``qrels`` (aligned with its keys), the one unit that contributed it, or -1
     (contributed by several units, or by none): ``provenance`` rows (qid, docno, tag) with their tag codes
-    ``tag_code`` and the unit of each tag code ``unit_of_tag`` (-1: not a unit)."""
+    ``tag_code`` and the unit of each tag code ``unit_of_tag`` (-1: not a unit); ``judged``: the rows'
+    judgments (:func:`judgments_of`) when they are known already."""
     owner = np.full(len(qrels.keys), -1, dtype=np.int64)
     if not len(provenance):
         return owner
     unit = np.asarray(unit_of_tag, dtype=np.int64)[np.asarray(tag_code, dtype=np.int64)]
-    rows, judgment = qrels.lookup(topic_codes(provenance["qid"], qrels.topic_array),
-                                  codes_in(as_arrow_strings(provenance["docno"]), qrels.vocabulary))
+    rows, judgment = judged or judgments_of(provenance, qrels)
     unit = unit[rows]
     judgment = judgment[unit >= 0]
     unit = unit[unit >= 0]
@@ -208,6 +225,12 @@ def unique_owner(provenance: pd.DataFrame, qrels: Qrels, unit_of_tag: list[int],
     single = count[judgment_of] == 1
     owner[judgment_of[single]] = unit_of[single]
     return owner
+
+
+def judgments_of(provenance: pd.DataFrame, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """The provenance rows that are judged, and their judgments (positions in ``qrels``' keys)."""
+    return qrels.lookup(topic_codes(provenance["qid"], qrels.topic_array),
+                        codes_in(as_arrow_strings(provenance["docno"]), qrels.vocabulary))
 
 
 def _check(measure: str, by: str) -> str:
@@ -263,23 +286,6 @@ def compute_leave_one_out(collection: Collection, *, measure: str = "map", by: s
 
 def _leave_one_out(collection, snap, measure, name, by, policy, assessor, depth) -> LeaveOneOut:
     return _from_rows(snap, name, by, *_loo_rows(collection, snap, measure, name, by, policy, assessor, depth))
-
-
-def leave_one_out_share(collection: Collection, *, measure: str, by: str, qrels_policy: str, part: int,
-                        parts: int) -> dict:
-    """The rows of the ``part``-th of ``parts`` slices of the units (a sub-job of a split evaluation), as JSON
-    data for :func:`leave_one_out_joined`; the slices joined in order are the rows of :func:`leave_one_out`."""
-    name = scoring.measure_names([measure])[0]
-    rows, scores, source = _loo_rows(collection, snapshot.snapshot(collection), measure, name, by,
-                                     scoring.normalise_policy(qrels_policy), None, None, (part, parts))
-    return {"rows": rows, "scores": scores, "source": source}
-
-
-def leave_one_out_joined(collection: Collection, *, measure: str, by: str, shares: list[dict]) -> LeaveOneOut:
-    """:func:`leave_one_out` from its slices' rows (:func:`leave_one_out_share`), in order: the same result."""
-    rows = [row for share in shares for row in share["rows"]]
-    return _from_rows(snapshot.snapshot(collection), scoring.measure_names([measure])[0], by, rows,
-                      shares[0]["scores"], shares[0]["source"])
 
 
 def _from_rows(snap: Snapshot, name: str, by: str, rows: list[dict], scores: dict[str, float], source: str

@@ -84,9 +84,15 @@ def qrels_frame(collection: Collection, *, policy: str = DEFAULT_POLICY, assesso
     return cached(key, load)
 
 
-def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None) -> Qrels:
-    """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it)."""
+def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None,
+                   topics: Sequence[str] | None = None) -> Qrels | None:
+    """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it); with
+    ``topics``, those topics' only, read alone (a part of a job split by topic; None when they have none)."""
     policy = normalise_policy(policy)
+    if topics is not None:
+        frame = judged_qrels(collection, assessor=assessor, policy=policy.removesuffix(COMPLETE), topics=topics)
+        frame = _complete_topics_only(collection, frame) if policy.endswith(COMPLETE) and len(frame) else frame
+        return _prepared(collection, frame) if len(frame) else None
     key = (version(collection), "prepared qrels", policy, assessor)
     return cached(key, lambda: _prepared(collection, qrels_frame(collection, policy=policy, assessor=assessor)))
 
@@ -201,7 +207,7 @@ def evaluate_frames(qrels: pd.DataFrame | Qrels, runs: dict[str, pd.DataFrame], 
     return results
 
 
-def _combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
+def combine(parts: list[dict[str, Scores]], tags: Sequence[str]) -> dict[str, Scores]:
     """One :class:`Scores` per run from several batches' (every batch ranks the runs alike: same topics,
     same order; a name two batches give keeps the first's values)."""
     out = {}
@@ -248,12 +254,9 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
             raise EvaluationError(f"no run {unknown[0]!r} in collection {snap.slug!r}")
     if not snap.teams:
         raise EvaluationError(f"collection {snap.slug!r} has no runs to evaluate")
-    base = base_requests(snap)
-    known = set(_names(base))
-    extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
     stored = board.current(collection, policy) if use_board and assessor is None else None
     parts = [] if stored is None else [stored.scores]
-    for batch in [*_base_batches(base, stored), *(batches(extra) if extra else [])]:
+    for batch in passes(snap, requests, base=stored is None):
         key = (snap.version, "scores", policy, assessor, batch)
 
         def compute(batch=batch) -> dict[str, Scores]:
@@ -263,12 +266,16 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
 
         parts.append(cached(key, compute))
     chosen = list(tags) if tags is not None else snap.tags
-    return _combine(parts, chosen)
+    return combine(parts, chosen)
 
 
-def _base_batches(base: tuple[str, ...], stored) -> list[tuple[str, ...]]:
-    """The engine passes of the base measures: none when the version's board holds them."""
-    return [] if stored is not None else batches(base)
+def passes(snap: Snapshot, requests: Iterable[str], *, base: bool = True) -> list[tuple[str, ...]]:
+    """The engine passes :func:`evaluate` makes for ``requests``: the base measures' (unless ``base`` is
+    false: the version's board holds them), then those of the requests outside the base set."""
+    requests = list(requests)
+    known = set(_names(base_requests(snap)))
+    extra = [r for r in requests if not set(_names([r])) <= known or not _names([r])]
+    return [*(batches(base_requests(snap)) if base else []), *(batches(extra) if extra else [])]
 
 
 def infap_scores(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None

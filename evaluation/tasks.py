@@ -32,19 +32,34 @@ def build_release(job_id: int) -> None:
 @task()
 def evaluate_collection(job_id: int) -> None:
     """Every run scored (per topic too) and leave-one-out by run and by team, as a zip kept with the job. With
-    ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (``JOB_PARTS`` slices of the runs
-    and teams left out; the first part scores the leaderboard too), joined by :func:`join_evaluation`."""
+    ``JOB_PARTS`` > 1 the work is split into parts that any worker claims (``JOB_PARTS`` slices of the topics:
+    each part ranks and scores every run on its topics), joined by :func:`join_evaluation`."""
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
-    if shares > 1:
-        job = Job.objects.get(pk=job_id)
-        subjobs.split(job_id, task=evaluation_part, join=join_evaluation,
-                      parts=report_sections(job.collection, shares=shares))
-        return
+    job = Job.objects.get(pk=job_id)
+    if shares > 1 and not _stored(job.collection, job.params.get("policy", "adjudicated")):
+        sections = report_sections(job.collection, shares=shares)
+        if len(sections) > 1:  # else (no judged topic, or one): one worker (which says why, if it cannot)
+            subjobs.split(job_id, task=evaluation_part, join=join_evaluation, parts=sections)
+            return
     with jobs.running(job_id) as progress:
         job: Job = progress.job
         bundle = evaluation_report(job.collection, measures=job.params.get("measures") or None,
                                    policy=job.params.get("policy", "adjudicated"), step=progress.step)
         _keep_report(progress, bundle)
+
+
+def _stored(collection, policy: str) -> bool:
+    """Whether the version's board job stored what the report holds (the scores, leave-one-out by run and by
+    team): one worker then reads it in seconds, where parts would compute it all again."""
+    from evaluation.reusability import stored_leave_one_out
+    from evaluation.scoring import normalise_policy
+
+    try:
+        policy = normalise_policy(policy)
+    except EvaluationError:
+        return False
+    return board.current(collection, policy) is not None and all(
+        stored_leave_one_out(collection, measure="map", by=by, qrels_policy=policy) is not None for by in ("run", "team"))
 
 
 def _keep_report(progress: jobs.Progress, bundle) -> None:
@@ -63,8 +78,8 @@ def evaluation_part(context, job_id: int) -> None:
         if progress is None:
             return
         job, parent = progress.job, progress.job.parent
-        progress.step(f"part {job.params['part'] + 1} of {parent.total}: "
-                      + ("the leaderboard and " if job.params["board"] else "") + "a slice of the leave-one-out")
+        progress.step(f"part {job.params['part'] + 1} of {parent.total}: every run scored and left out on "
+                      f"{len(job.params['topics'])} topics")
         subjobs.keep(progress, report_section(job.collection, job.params, measures=parent.params.get("measures") or None,
                                               policy=parent.params.get("policy", "adjudicated")))
 
@@ -76,7 +91,10 @@ def join_evaluation(context, job_id: int) -> None:
     if job.finished or subjobs.superseded(job, context):
         return
     with jobs.running(job_id) as progress:
-        bundle = report_joined(progress.job.collection, subjobs.outputs(progress.job))
+        job = progress.job
+        progress.step("joining the parts: the leaderboard and the leave-one-out")
+        bundle = report_joined(job.collection, subjobs.outputs(job), measures=job.params.get("measures") or None,
+                               policy=job.params.get("policy", "adjudicated"))
         _keep_report(progress, bundle)
 
 

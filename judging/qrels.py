@@ -6,6 +6,7 @@ cursor) and resolved on integer codes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -52,8 +53,8 @@ _COLUMN_AGGREGATES = {
 }
 
 
-def _judgment_records(collection: Collection, assessor: str | None, strings: list[str], machine: str = "exclude"
-                      ) -> dict:
+def _judgment_records(collection: Collection, assessor: str | None, strings: list[str], machine: str = "exclude",
+                      topic_ids: list[int] | None = None) -> dict:
     """Every judgment record of the collection (or of one assessor), revisions included, as columns in id
     order: id, topic (the topic's pk), grade (int64 arrays), cannot_judge, adjudication (bool arrays) and
     the ``strings`` named (docno, assessor, source: Arrow string arrays). Machine assessors' records are left
@@ -61,9 +62,10 @@ def _judgment_records(collection: Collection, assessor: str | None, strings: lis
     if assessor is not None:
         machine = "include"
     aggregates = _COLUMN_AGGREGATES.get(connection.vendor)
-    records = _aggregated_records(collection, assessor, strings, *aggregates, machine) if aggregates else None
+    records = _aggregated_records(collection, assessor, strings, *aggregates, machine, topic_ids) if aggregates \
+        else None
     if records is None:
-        records = _fetched_records(collection, assessor, strings, machine)
+        records = _fetched_records(collection, assessor, strings, machine, topic_ids)
     ids = records["id"]
     if len(ids) > 1 and not (ids[1:] > ids[:-1]).all():  # an aggregate's order is the database's choice
         order = np.argsort(ids, kind="stable")
@@ -75,7 +77,8 @@ def _judgment_records(collection: Collection, assessor: str | None, strings: lis
     return records
 
 
-def _aggregated_records(collection, assessor, strings, integer_aggregate, string_aggregate, machine) -> dict | None:
+def _aggregated_records(collection, assessor, strings, integer_aggregate, string_aggregate, machine,
+                        topic_ids=None) -> dict | None:
     """The records as one row of column aggregates, or None if a column came back unreadable."""
     quote = connection.ops.quote_name
     columns = {name: quote(name) for name in ("id", "topic_id", "grade", "cannot_judge", "source")}
@@ -90,6 +93,9 @@ def _aggregated_records(collection, assessor, strings, integer_aggregate, string
     if machine != "include":
         where += f" AND {quote('source')} {'=' if machine == 'only' else '<>'} %s"
         params.append(Judgment.Source.MACHINE.value)
+    if topic_ids is not None:
+        where += f" AND {quote('topic_id')} IN ({', '.join(['%s'] * len(topic_ids))})"
+        params.extend(topic_ids)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {', '.join(select)} FROM {quote(Judgment._meta.db_table)} WHERE {where}", params)
         count, *values = cursor.fetchone()
@@ -106,9 +112,11 @@ def _aggregated_records(collection, assessor, strings, integer_aggregate, string
     return _records(columns)
 
 
-def _fetched_records(collection, assessor, strings, machine) -> dict:
+def _fetched_records(collection, assessor, strings, machine, topic_ids=None) -> dict:
     """The records row by row, on any database."""
     query = Judgment.objects.filter(collection=collection)
+    if topic_ids is not None:
+        query = query.filter(topic_id__in=topic_ids)
     if assessor is not None:
         query = query.filter(assessor=assessor)
     if machine == "only":
@@ -172,8 +180,10 @@ def current_judgments(collection: Collection, *, assessor: str | None = None, ma
     })
 
 
-def qrels(collection: Collection, *, assessor: str | None = None, policy: str = DEFAULT_POLICY) -> pd.DataFrame:
-    """Qrels (qid, docno, rel) sorted by qid then docno.
+def qrels(collection: Collection, *, assessor: str | None = None, policy: str = DEFAULT_POLICY,
+          topics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Qrels (qid, docno, rel) sorted by qid then docno; with ``topics``, those topics' only (read alone:
+    a part of a job split by topic).
 
     With ``assessor``, that assessor's current grades. Otherwise, per document, the majority of the
     assessors' current grades (a tie goes to the lower grade: a document counts as relevant only if
@@ -182,15 +192,18 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     """
     check_policy(policy)
     if assessor is None and policy == HUMAN_OVER_MACHINE:
-        human, machine = qrels(collection, policy=HUMAN), qrels(collection, policy=MACHINE)
+        human, machine = qrels(collection, policy=HUMAN, topics=topics), qrels(collection, policy=MACHINE, topics=topics)
         if not len(machine):
             return human
         known = pd.MultiIndex.from_frame(human[["qid", "docno"]])
         fill = machine[~pd.MultiIndex.from_frame(machine[["qid", "docno"]]).isin(known)]
         return sort_qrels(pd.concat([human, fill], ignore_index=True)) if len(fill) else human
     machine = "only" if policy == MACHINE else "exclude"
+    wanted, topic_ids = topics, _topic_ids(collection, topics)
+    if topic_ids == []:
+        return _empty_qrels()
     records = _judgment_records(collection, assessor, ["docno"] if assessor is not None else ["docno", "assessor"],
-                                machine)
+                                machine, topic_ids)
     if not len(records["id"]):
         return _empty_qrels()
     # integer codes throughout: topics numbered in order of first occurrence, documents in docno order
@@ -212,8 +225,9 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     topic, doc = np.divmod(keys, len(docnos))
     natural = _natural_ranks(collection, topic_ids, np.unique(topic))
     if natural is None:  # qids that sort alike (such as "1" and "01"), or a judged topic of another collection
-        return _qrels_from_judgments(current_judgments(collection, assessor=assessor, machine=machine),
-                                     assessor=assessor, policy=policy)
+        found = _qrels_from_judgments(current_judgments(collection, assessor=assessor, machine=machine),
+                                      assessor=assessor, policy=policy)
+        return _of_topics(found, wanted)
     ranks, qids = natural
     keys = ranks[topic] * len(docnos) + doc  # unique: one grade per (topic, document)
     if not (keys[1:] > keys[:-1]).all():
@@ -221,6 +235,17 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
         topic, doc, rel = topic[order], doc[order], rel[order]
     return pd.DataFrame({"qid": _string_column(qids.take(topic)), "docno": _string_column(docnos.take(doc)),
                          "rel": rel})
+
+
+def _topic_ids(collection: Collection, topics: Sequence[str] | None) -> list[int] | None:
+    """The pks of ``topics`` (None: every topic)."""
+    if topics is None:
+        return None
+    return list(collection.topics.filter(qid__in=[str(t) for t in topics]).values_list("pk", flat=True))
+
+
+def _of_topics(frame: pd.DataFrame, topics: Sequence[str] | None) -> pd.DataFrame:
+    return frame if topics is None else frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
 
 
 def _natural_ranks(collection: Collection, topic_ids: np.ndarray,

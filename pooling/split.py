@@ -1,11 +1,15 @@
 """A depth-k pool build over many runs, split into parts any worker claims (``workbench.subjobs``).
 
-Reading the runs (decoding every run's stored table) is most of a build over many runs. Each part reads a
-slice of the runs and keeps of each run only what a depth-k pool can look at, its top k documents of each
-topic (the rows are stored grouped by topic in the pooling order: score descending, ties in file order, so
-that is the first k rows of each topic); the join pools those cut runs with :func:`pooling.services.pool_build`.
-Depth-k pooling reads nothing below depth k, so the pool, its judging order and its provenance are those of a
-build over the whole runs, by one worker.
+Each part reads a slice of the runs and keeps of each run only what a depth-k pool can look at, its top k
+documents of each topic (the rows are stored grouped by topic in the pooling order: score descending, ties in
+file order, so that is the first k rows of each topic); the join pools those cut runs with
+:func:`pooling.services.pool_build`. Depth-k pooling reads nothing below depth k, so the pool, its judging
+order and its provenance are those of a build over the whole runs, by one worker.
+
+Split by runs, not by topic: each run is one stored table, so a part that pooled a slice of the topics would
+still fetch and decompress every run. What the parts share is the reading only: writing the pool (its entries
+and provenance, in one transaction) stays in the join, and over many runs it is most of the build (1,000 runs
+on PostgreSQL: 62 s of 88 s writing 4 million entries, 9 s reading the runs).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import io
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
@@ -59,15 +60,38 @@ def encode(frame: pd.DataFrame) -> bytes:
     return sink.getvalue()
 
 
-def decode(blob: bytes | memoryview) -> pd.DataFrame:
+def decode(blob: bytes | memoryview, topics=None) -> pd.DataFrame:
     """Stored bytes (Arrow IPC, or Parquet from earlier versions) back to a frame: qid categorical, docno str, rank int64, score float64, in
-    canonical order (see :func:`canonical_order`)."""
+    canonical order (see :func:`canonical_order`); with ``topics``, only those topics' rows (the others are
+    never converted: a part of a job split by topic pays for its topics only)."""
     data = bytes(blob)
     if data[:4] == b"PAR1":
         table = pq.read_table(pa.BufferReader(data))
     else:
         table = feather.read_table(pa.BufferReader(data))
-    return _to_frame(table)
+    if topics is None:
+        return _to_frame(table)
+    part = _of_topics(table, topics)
+    if part is not None:
+        return _to_frame(part)
+    frame = _to_frame(table)
+    return frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
+
+
+def _of_topics(table: pa.Table, topics) -> pa.Table | None:
+    """The rows of ``topics`` (the qid dictionary, hence the frame's categories, kept whole); None for a table
+    without one dictionary (Parquet of earlier versions: filtered once a frame)."""
+    qid = table.column("qid")
+    wanted = pa.array([str(t) for t in topics], pa.string())
+    if pa.types.is_dictionary(qid.type) and qid.num_chunks == 1:
+        chunk = qid.chunk(0)
+        keep = np.asarray(pc.is_in(chunk.dictionary.cast(pa.string()), value_set=wanted).to_numpy(zero_copy_only=False))
+        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        mask = keep[codes] if keep.size else np.zeros(len(codes), dtype=bool)
+        if chunk.null_count:
+            mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
+        return table.filter(pa.array(mask)) if mask.any() else table.slice(0, 0)  # (a filter to no row drops
+    return None                                                                   # the chunk, its dictionary too)
 
 
 def _to_frame(table: pa.Table) -> pd.DataFrame:

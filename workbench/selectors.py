@@ -31,8 +31,10 @@ class RunDataMissing(ValueError):
     """A run whose ranked lines are not in the database (removed by hand): pages say so in one line."""
 
 
-def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False) -> dict[str, pd.DataFrame]:
-    """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process."""
+def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False, topics=None
+               ) -> dict[str, pd.DataFrame]:
+    """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process; with
+    ``topics``, only those topics' rows (a part of a job split by topic: decoded for it, not cached)."""
     # not collection.runs: setting the known collection on each run reads the deferred collection_id (a query per run)
     runs = Run.objects.filter(collection_id=collection.pk)
     if tags is not None:
@@ -47,7 +49,7 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
         if frame is None:
             missing.append(run)
         else:
-            frames[run.tag] = frame
+            frames[run.tag] = frame if topics is None else frame[frame["qid"].isin(list(topics))].reset_index(drop=True)
     if missing:
         blobs = _run_blobs([r.id for r in missing])
         lost = sorted(run.tag for run in missing if run.id not in blobs)
@@ -55,9 +57,9 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
             raise RunDataMissing(f"run {', '.join(map(repr, lost))} of collection {collection.slug!r} has no stored "
                                  "lines (they were removed outside the workbench): import the run file again")
         for run in missing:
-            frame = runstore.decode(blobs[run.id])
-            runstore.frame_cache.put((run.id, run.sha256), frame)
-            frames[run.tag] = frame
+            frames[run.tag] = runstore.decode(blobs.pop(run.id), topics)
+            if topics is None:
+                runstore.frame_cache.put((run.id, run.sha256), frames[run.tag])
     return {run.tag: frames[run.tag] for run in runs}
 
 

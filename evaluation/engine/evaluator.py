@@ -147,28 +147,64 @@ class Evaluator:
                 for name, v in zip(m.names, kernel(ctx, base), strict=True):
                     values[name][block.rows] = v
 
+    def topic_values(self, ranked: Ranked, tags: dict[int, object]) -> dict:
+        """``{tag: (qids, {name: per-topic values})}`` of the runs ``tags`` names, every value a topic has
+        (also those of measures only summarised, such as ``gm_map``): what :meth:`joined` takes, for a
+        ranking of a slice of the topics."""
+        values = self._compute(ranked)
+        out = {}
+        for r, tag in tags.items():
+            segs = np.flatnonzero(ranked.seg_run == r)
+            out[tag] = ([self.qrels.topics[t] for t in ranked.seg_topic[segs]],
+                        {name: v[segs] for name, v in values.items()})
+        return out
+
     # -- assembling --------------------------------------------------------------------------------
     def _result(self, ranked: Ranked, values: dict, run: int, tag) -> EvalResult:
         segs = np.flatnonzero(ranked.seg_run == run)
         qids = [self.qrels.topics[t] for t in ranked.seg_topic[segs]]
-        n_eval = len(segs)
-        divisor = len(self.qrels.topics) if self.complete else n_eval
-        columns, aggregate = {}, {}
-        for m in self.measures:
-            spec = m.spec
-            if spec.summary == "runid":
-                if tag is not None:
-                    aggregate["runid"] = str(tag)
-                continue
-            if spec.summary == "num_q":
-                aggregate["num_q"] = divisor
-                continue
-            for name in m.names:
-                v = values[name][segs]
-                if spec.per_topic:
-                    columns[name] = v
-                aggregate.update(_summarise(spec.summary, name, v, divisor, n_eval, self))
-        return EvalResult(qids=qids, values=columns, aggregate=aggregate, measures=self.measures, tag=tag)
+        summary = _Summary(self.complete, len(self.qrels.topics), self.qrels.positive_total)
+        return _assembled(self.measures, qids, {name: v[segs] for name, v in values.items()}, tag, summary)
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """What summarising a run's values needs beyond them: ``-c``, and the qrels' topics and positive lines."""
+
+    complete: bool = False
+    n_topics: int = 0
+    positive_total: int = 0
+
+
+def joined(measures, slices: list[tuple[list, dict]], tag=None) -> EvalResult:
+    """One run's result from its :meth:`Evaluator.topic_values` on slices of the topics (in topic order,
+    trec_eval's averaging without ``-c``): per-topic values depend on their topic only, so this is the result
+    of one evaluation over every topic, its summary added in the same order."""
+    qids = [q for s in slices for q in s[0]]
+    names = dict.fromkeys(n for s in slices for n in s[1])
+    values = {n: np.concatenate([np.asarray(s[1][n]) for s in slices if n in s[1]]) for n in names}
+    return _assembled(tuple(parse_measures(measures)), qids, values, tag, _Summary())
+
+
+def _assembled(measures: tuple, qids: list, values: dict, tag, ev: _Summary) -> EvalResult:
+    n_eval = len(qids)
+    divisor = ev.n_topics if ev.complete else n_eval
+    columns, aggregate = {}, {}
+    for m in measures:
+        spec = m.spec
+        if spec.summary == "runid":
+            if tag is not None:
+                aggregate["runid"] = str(tag)
+            continue
+        if spec.summary == "num_q":
+            aggregate["num_q"] = divisor
+            continue
+        for name in m.names:
+            v = values[name] if name in values else np.zeros(0, dtype=np.float64)
+            if spec.per_topic:
+                columns[name] = v
+            aggregate.update(_summarise(spec.summary, name, v, divisor, n_eval, ev))
+    return EvalResult(qids=qids, values=columns, aggregate=aggregate, measures=measures, tag=tag)
 
 
 def _as_base(m: Measure) -> Measure:
@@ -180,13 +216,13 @@ def _seq_sum(v: np.ndarray) -> float:
     return float(np.add.accumulate(v.astype(np.float64))[-1]) if v.size else 0.0
 
 
-def _summarise(kind: str, name: str, v: np.ndarray, divisor: int, n_eval: int, ev: Evaluator) -> dict:
+def _summarise(kind: str, name: str, v: np.ndarray, divisor: int, n_eval: int, ev: _Summary) -> dict:
     if kind == "none":
         return {}
     if kind == "sum":
         return {name: int(v.sum())}
     if kind == "num_rel":
-        return {name: ev.qrels.positive_total if ev.complete else int(v.sum())}
+        return {name: ev.positive_total if ev.complete else int(v.sum())}
     if kind == "gm":
         total = 0.0
         for x in v:

@@ -64,37 +64,34 @@ def letter_groups(means: np.ndarray, significant: np.ndarray, *, max_letters: in
     return columns[sorted(range(len(columns)), key=keys.__getitem__)], "piepho"
 
 
-class _TooMany(Exception):
-    pass
-
-
 def _maximal_cliques(together: np.ndarray, limit: int) -> list[int] | None:
     """Maximal cliques (as int bitsets) of the graph ``together`` (k x k, diagonal ignored); None when
     there are more than ``limit``. Bron and Kerbosch (1973) with Tomita's pivot."""
     k = len(together)
     neighbours = [sum(1 << int(j) for j in np.flatnonzero(together[i]) if j != i) for i in range(k)]
     found: list[int] = []
-
-    def expand(clique: int, candidates: int, excluded: int) -> None:
-        if not candidates and not excluded:
-            found.append(clique)
-            if len(found) > limit:
-                raise _TooMany
-            return
-        pool = candidates | excluded
-        pivot = max((u for u in range(k) if pool >> u & 1), key=lambda u: (candidates & neighbours[u]).bit_count())
-        rest = candidates & ~neighbours[pivot]
-        while rest:
-            v = (rest & -rest).bit_length() - 1
-            rest &= rest - 1
-            expand(clique | 1 << v, candidates & neighbours[v], excluded & neighbours[v])
-            candidates &= ~(1 << v)
-            excluded |= 1 << v
-
-    try:
-        expand(0, (1 << k) - 1, 0)
-    except _TooMany:
-        return None
+    # an explicit stack, not recursion: a clique of 1,000 runs (none differs from another) is 1,000 levels deep
+    stack: list[list] = [[0, (1 << k) - 1, 0, None]]  # clique, candidates, excluded, vertices left to branch on
+    while stack:
+        frame = stack[-1]
+        clique, candidates, excluded, rest = frame
+        if rest is None:
+            if not candidates and not excluded:
+                found.append(clique)
+                if len(found) > limit:
+                    return None
+                stack.pop()
+                continue
+            pool = candidates | excluded
+            pivot = max((u for u in range(k) if pool >> u & 1),
+                        key=lambda u, c=candidates: (c & neighbours[u]).bit_count())
+            rest = candidates & ~neighbours[pivot]
+        if not rest:
+            stack.pop()
+            continue
+        v = (rest & -rest).bit_length() - 1
+        frame[1:] = [candidates & ~(1 << v), excluded | 1 << v, rest & (rest - 1)]
+        stack.append([clique | 1 << v, candidates & neighbours[v], excluded & neighbours[v], None])
     return found
 
 

@@ -1,16 +1,22 @@
 """Benchmark: the split jobs (``JOB_PARTS``, ``workbench.subjobs``) with one ``db_worker`` and with two.
 
     .venv/bin/python tests/benchmarks/bench_split_jobs.py [--runs 100] [--topics 50] [--depth 1000]
-        [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3]
+        [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3] [--generated DIR]
+        [--evaluation-only]
 
-Generates a track as ``bench_evaluation.py`` does (seeded), imports it into a fresh database (SQLite, or a
-fresh PostgreSQL database with ``--postgres``), then times, with 1 worker (``JOB_PARTS=1``: not split) and
-with 2 workers (``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own
-``VAR_DIR``: the files are in the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over
-every run (queued to done), and the full evaluation (leaderboard and leave-one-out by run and by team) of
-that pool judged (30% relevant). With ``--s3`` the files go to a SeaweedFS server started for the run.
-Checks that both layouts give the same pool and the same report. Prints a markdown table. The machine is
-shared: timings are noisy; each worker is one process, so two workers use two cores.
+Generates a track as ``bench_evaluation.py`` does (seeded; with ``--generated`` the files are kept in DIR and
+read again next time), imports it in this process into a fresh database (SQLite, or a fresh PostgreSQL database
+with ``--postgres``, dropped after), then times, with 1 worker (``JOB_PARTS=1``: not split) and with 2 workers
+(``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own ``VAR_DIR``: the files are in
+the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over every run
+(queued to done; split by runs), and the full evaluation (leaderboard and leave-one-out by run and by team;
+split by topic) of that pool judged (30% relevant), cold: no board job runs before it (a stored board is what
+one worker's report reads). Then the board job the leaderboard's first page waits for ("leaderboard cold",
+one worker: not split). With ``--s3`` the files go to a SeaweedFS server started for the run. A job is timed
+once every worker is up (with the jobs' modules loaded, as a worker has after its first job) and nothing else
+is queued; the parts alone (first start to last end), the planning and the join are printed too. Checks that
+both layouts give the same pool and the same report. Prints a markdown table. The machine is shared: timings
+are noisy; each worker is one process, so two workers use two cores.
 """
 
 from __future__ import annotations
@@ -47,12 +53,26 @@ def _setup(database: str, var: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from django.conf import settings
+
+    settings.BOARD_ON_CHANGE = False  # no board job behind the timings (a stored board is what the report reads)
+
+
+def _generated(tmp: Path, args) -> tuple[list[Path], Path]:
+    """The track's files: generated in ``tmp``, or in ``--generated`` once and read from there again (1,000
+    runs take minutes to generate; the same seed gives the same files)."""
+    folder = Path(args.generated) if args.generated else tmp
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"run{r:03d}.txt" for r in range(args.runs)]
+    if not (args.generated and all(p.exists() for p in paths) and (folder / "topics.tsv").exists()):
+        paths, topics_path, _ = generate(folder, args.runs, args.topics, args.depth)
+    return paths, folder / "topics.tsv"
 
 
 def _import(tmp: Path, args) -> object:
     from workbench.services import RunSpec, collection_create, runs_import, topics_import
 
-    paths, topics_path, _ = generate(tmp, args.runs, args.topics, args.depth)
+    paths, topics_path = _generated(tmp, args)
     collection = collection_create(slug="bench")
     topics_import(collection=collection, source=topics_path)
     runs_import(collection=collection, specs=[RunSpec(source=p, team=f"team{i // 3}") for i, p in enumerate(paths)])
@@ -71,22 +91,30 @@ def _judge(collection, tmp: Path, pool_name: str) -> None:
     qrels_import(collection=collection, source=tmp / "qrels.txt", assessor="nist")
 
 
-def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env: dict) -> tuple[float, object]:
-    """Queue the job, start ``workers`` db_workers (JOB_PARTS=workers), time it from queued to done."""
+def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env: dict, start=None
+         ) -> tuple[float, object, float]:
+    """Queue the job, start ``workers`` db_workers (JOB_PARTS=workers), time it from queued to done; also the
+    time of its parts alone (first start to last end; the whole run for a job not split)."""
     from workbench import jobs
     from workbench.models import Job
 
     with ExitStack() as stack:
+        homes = []
         for w in range(workers):
             home = Path(tempfile.mkdtemp(dir=tmp, prefix=f"worker{w}-"))
+            homes.append(home)
             process = subprocess.Popen(
-                [sys.executable, str(ROOT / "manage.py"), "db_worker", "--no-reload", "--interval", "0.1",
-                 "--no-startup-delay"], cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [sys.executable, "-c", WORKER, str(ROOT), "--no-reload", "--interval", "0.1", "--no-startup-delay"],
+                cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env={**env, "JOB_PARTS": str(workers),  # a disk of its own only when the files are in S3
                      **({"WORKBENCH_VAR_DIR": str(home / "var")} if env.get("S3_BUCKET") else {})})
-            stack.callback(lambda p=process: (p.terminate(), p.wait(30)))
-        time.sleep(8)  # the workers are up and polling (their start-up is not the job's time)
-        job = jobs.job_start(task, kind=kind, collection=collection, params=params)
+            stack.callback(lambda p=process: (PEAKS.append(_peak(p.pid)), p.terminate(), p.wait(30)))
+        while not all((home / "ready").exists() for home in homes):  # their start-up is not the job's time
+            time.sleep(0.2)
+        time.sleep(2)  # and polling
+        if start is None:
+            _drain()  # a board job queued by an earlier change (a pool saved) runs now, not during the timing
+        job = start() if start else jobs.job_start(task, kind=kind, collection=collection, params=params)
         start = time.perf_counter()
         while True:
             job.refresh_from_db()
@@ -95,10 +123,67 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
             time.sleep(0.1)
         seconds = time.perf_counter() - start
     assert job.status == Job.Status.DONE, job.error
-    for part in job.parts.order_by("pk"):
+    parts = list(job.parts.order_by("pk"))
+    if parts:
+        print(f"  {kind}: planned in {(min(p.started_at for p in parts) - job.created_at).total_seconds():.1f} s, "
+              f"joined in {(job.finished_at - max(p.finished_at for p in parts)).total_seconds():.1f} s",
+              file=sys.stderr)
+    for part in parts:
         print(f"  {kind} part {part.params['part']}: {(part.finished_at - part.started_at).total_seconds():.1f} s "
               f"(queued {(part.started_at - part.created_at).total_seconds():.1f} s)", file=sys.stderr)
-    return seconds, job
+    # the parallel section: from the first part's start to the last part's end (the rest: planning and join)
+    section = (max(p.finished_at for p in parts) - min(p.started_at for p in parts)).total_seconds() if parts else \
+        (job.finished_at - job.started_at).total_seconds()
+    return seconds, job, section
+
+
+PEAKS: list[int] = []
+
+#: ``manage.py db_worker`` with what a long-running worker has loaded by its second job (the jobs' modules,
+#: scipy's statistics): a fresh process would pay those imports inside the first job it claims, which is
+#: not the job's time (and would fall on whichever worker claims a join first)
+WORKER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+import django
+django.setup()
+from django.conf import settings
+settings.BOARD_ON_CHANGE = False  # the board job is timed on its own ("leaderboard cold"), after the evaluations
+import scipy.stats  # noqa
+import evaluation.tasks, evaluation.report_topics, judging.agreement, pooling.tasks, workbench.tasks  # noqa
+from django.core.management import call_command
+open("ready", "w").close()  # noqa: SIM115 - the benchmark waits for it
+call_command("db_worker", *sys.argv[2:])
+"""
+
+
+def _peak(pid: int) -> int:
+    """A worker's peak resident memory (kB), from /proc (0 where there is none)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in text.splitlines() if line.startswith("VmHWM:")), 0)
+
+
+def _board(collection, tmp: Path, env: dict) -> float:
+    """The leaderboard's first page after the judgments waits for the board job (scores and the results
+    pages' extras, leave-one-out among them): its time, one worker (it is not split)."""
+    from evaluation import board
+
+    seconds, _, _ = _run(None, "board", collection, {}, 1, tmp, env,
+                         start=lambda: board.request_board(collection, ["adjudicated"]))
+    return seconds
+
+
+def _drain() -> None:
+    """Wait until no job is queued or running (the workers are up)."""
+    from workbench.models import Job
+
+    while Job.objects.filter(status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists():
+        time.sleep(0.2)
 
 
 def _report(job) -> dict:
@@ -118,6 +203,9 @@ def main() -> None:
     parser.add_argument("--pool-depth", type=int, default=100)
     parser.add_argument("--postgres", default="")
     parser.add_argument("--s3", action="store_true")
+    parser.add_argument("--evaluation-only", action="store_true",
+                        help="time the full evaluation only (the pool built in this process, no board job)")
+    parser.add_argument("--generated", default="", help="a folder to keep the generated files in (and read again)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
         tmp = Path(name)
@@ -141,27 +229,40 @@ def main() -> None:
         from pooling.tasks import build_pool
 
         rows, pools, reports = [], {}, {}
-        for workers in (1, 2):
+        for workers in (1, 2) if not args.evaluation_only else ():
             arguments = {"name": f"p{workers}", "strategy": "depth", "depth": args.pool_depth, "seed": 1}
-            seconds, _ = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
-            rows.append((f"depth-{args.pool_depth} pool build", workers, seconds))
+            seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
+            rows.append((f"depth-{args.pool_depth} pool build", workers, seconds, section))
             pool = Pool.objects.get(name=f"p{workers}")
             pools[workers] = sorted(pool.entries.values_list("topic__qid", "docno", "judging_order"))
+        if args.evaluation_only:
+            from pooling.services import pool_build
+
+            pool_build(collection=collection, name="p1", strategy="depth", depth=args.pool_depth, seed=1)
+        else:
+            assert pools[1] == pools[2], "the split pool differs"
+        del pools
         _judge(collection, tmp, "p1")
-        for workers in (1, 2):
-            seconds, job = _run(evaluate_collection, "evaluation", collection,
-                                {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]}, workers, tmp, env)
-            rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds))
+        for workers in (1, 2):  # cold: no board stored (a stored board is what one worker's report reads)
+            seconds, job, section = _run(evaluate_collection, "evaluation", collection,
+                                         {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]},
+                                         workers, tmp, env)
+            rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds, section))
             reports[workers] = _report(job)
-        assert pools[1] == pools[2], "the split pool differs"
         assert reports[1] == reports[2], "the split report differs"
+        board = _board(collection, tmp, env) if not args.evaluation_only else float("nan")
         lines = args.runs * args.topics * args.depth
         print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
-              f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import {imported:.1f} s\n")
-        print("| job | 1 worker | 2 workers | ratio |\n|---|---:|---:|---:|")
+              f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import (one process, "
+              f"not a split job) {imported:.1f} s; leaderboard cold (the board job after the judgments, one "
+              f"worker, not split) {board:.1f} s; worker peak memory {max(PEAKS, default=0) / 1024:,.0f} MiB; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+        print("| job | 1 worker | 2 workers | ratio | parts alone (1 worker → 2) | ratio |\n"
+              "|---|---:|---:|---:|---:|---:|")
         for label in dict.fromkeys(r[0] for r in rows):
-            one, two = (s for r, w, s in rows if r == label)
-            print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} |")
+            (one, one_part), (two, two_part) = ((s, p) for r, w, s, p in rows if r == label)
+            print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} | {one_part:.1f} s → {two_part:.1f} s "
+                  f"| {two_part / one_part:.2f} |")
         print("\nSame pool and same report with one worker and with two: yes")
 
 

@@ -280,3 +280,12 @@ def test_significance_module_does_not_import_django():
     code = ("import sys, evaluation.engine.significance; "
             "assert not any(m == 'django' or m.startswith('django.') for m in sys.modules), 'django loaded'")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_letters_of_a_thousand_runs_none_of_which_differs():
+    """One clique of 1,000 runs: one letter for all (the enumeration once recursed a level per run)."""
+    from evaluation.engine.letters import compact_letters
+
+    k = 1000
+    letters, method = compact_letters(np.linspace(1, 0, k), np.zeros(k * (k - 1) // 2, dtype=bool))
+    assert (set(letters), method) == ({"a"}, "piepho")

@@ -47,9 +47,11 @@ def test_a_split_evaluation_shows_its_parts_and_writes_the_zip_of_one_worker(tmp
     assert split == whole
     assert split["leave_one_run_out.csv"].decode().count("\n") == 3  # a header, alpha and beta left out
     assert split["leave_one_team_out.csv"].decode().splitlines()[1].startswith("red,")
-    assert (job.done, job.total) == (3, 3)  # 3 slices of the runs and teams left out (the first: the board too)
-    assert list(job.parts.values_list("status", flat=True)) == ["done"] * 3
-    assert Job.objects.filter(parent__isnull=False).count() == 3
+    # 3 parts asked for, 2 judged topics: a slice of one topic each, every run scored and left out on it
+    assert (job.done, job.total) == (2, 2)
+    assert [p["topics"] for p in job.parts.order_by("pk").values_list("params", flat=True)] == [["301"], ["302"]]
+    assert list(job.parts.values_list("status", flat=True)) == ["done"] * 2
+    assert Job.objects.filter(parent__isnull=False).count() == 2
 
 
 @pytest.mark.django_db(transaction=True)
@@ -87,3 +89,18 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_
     assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
     joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_evaluation")
     assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_an_evaluation_whose_board_is_stored_is_not_split(tmp_path, settings):
+    """The version's board job stored the scores and leave-one-out: one worker reads them, no part computes
+    them again; the zip is the same."""
+    from evaluation import board
+
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path, teams=TEAMS)
+    whole = _report(_evaluate(collection, settings, 1))
+    board.build(collection, "majority")
+    job = _evaluate(collection, settings, 2)
+    assert _report(job) == whole
+    assert job.parts.count() == 0

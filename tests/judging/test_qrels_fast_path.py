@@ -291,3 +291,19 @@ def test_majority_qrels_against_counting_votes(seed, tie):
         got = majority_qrels(judgments, tie=tie)
         assert got.values.tolist() == expected
         assert [str(t) for t in got.dtypes] == ["str", "str", "int64"] and isinstance(got.index, pd.RangeIndex)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("qids", [["301", "302", "303"], ["1", "01", "2"]])
+def test_the_qrels_of_some_topics_are_those_topics_rows_of_the_whole(fetch, qids):
+    """A part of an evaluation split by topic reads its topics' qrels only: the rows the whole qrels have."""
+    collection = _collection(qids)
+    _judge(collection, [("a", qids[0], "d2", 1, WEB), ("b", qids[0], "d2", 0, WEB), ("a", qids[1], "d1", 0, WEB),
+                        ("a", qids[1], "d3", 2, WEB), ("c", qids[1], "d3", 1, ADJUDICATION),
+                        ("a", qids[2], "d0", 1, WEB)])
+    whole = qrels(collection)
+    for topics in ([qids[1]], [qids[0], qids[2]], []):
+        got = qrels(collection, topics=topics)
+        expected = whole[whole["qid"].isin(topics)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, expected if len(expected) else got.iloc[:0], check_exact=True)
+        assert sorted(set(got["qid"])) == sorted(topics) if topics else got.empty

@@ -87,3 +87,23 @@ def test_a_decoded_run_is_the_frame_pyarrow_would_give():
     pd.testing.assert_frame_equal(decoded, expected)
     assert decoded["qid"].cat.categories.tolist() == ["10", "2"]  # the categories stored with the run
     assert decoded["docno"].tolist() == ["d9", "d3", "d1", "d2"]   # canonical order: score descending
+
+
+def test_a_run_decoded_for_some_topics_is_those_topics_rows_of_the_whole():
+    """A part of a job split by topic decodes its topics' rows only: the rows, order and categories the whole
+    frame has (for the Parquet of earlier versions too)."""
+    import io
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = pd.DataFrame({"qid": ["10", "2", "10", "2", "7"], "docno": ["d9", "d1", "d3", "d2", "d5"],
+                          "rank": [1, 1, 2, 2, 1], "score": [3.5, 9.0, 1.25, -2.0, 0.5]})
+    old = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old)
+    for blob in (runstore.encode(frame), old.getvalue()):
+        whole = runstore.decode(blob)
+        for topics in (["2"], ["10", "7"], [], ["nope"]):
+            expected = whole[whole["qid"].isin(topics)].reset_index(drop=True)
+            pd.testing.assert_frame_equal(runstore.decode(blob, topics), expected)
