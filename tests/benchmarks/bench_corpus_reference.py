@@ -95,6 +95,16 @@ def generate(path: Path, n: int, seed: int = 1) -> None:
                            for i, row in enumerate(words))
 
 
+def generated(folder: Path, passages: int) -> Path:
+    """``folder/corpus.jsonl`` of ``passages`` generated passages, saying how big and how long it took."""
+    corpus = folder / "corpus.jsonl"
+    start = time.perf_counter()
+    generate(corpus, passages)
+    print(f"generated {passages:,} passages ({corpus.stat().st_size / 1e9:.2f} GB) in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+    return corpus
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
@@ -114,12 +124,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
-        corpus = folder / "corpus.jsonl"
-        start = time.perf_counter()
-        generate(corpus, args.passages)
+        corpus = generated(folder, args.passages)
         size = corpus.stat().st_size
-        print(f"generated {args.passages:,} passages ({size / 1e9:.2f} GB) in {time.perf_counter() - start:.0f} s",
-              flush=True)
         db = folder / "bench.sqlite3"
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "DJANGO_SETTINGS_MODULE": "workbench.settings",
                "WORKBENCH_VAR_DIR": str(folder / "var"), "TASKS_BACKEND": "django_tasks_db.DatabaseBackend"}

@@ -41,7 +41,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.benchmarks.bench_corpus_reference import generate, percentile  # noqa: E402
+from tests.benchmarks.bench_corpus_reference import generated, percentile  # noqa: E402
 
 TOPICS, PER_TOPIC = 20, 100
 #: topics whose documents are opened first by the measured requests; topics copied in before
@@ -207,11 +207,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.folder) as tmp:
         folder = Path(tmp)
-        corpus = folder / "corpus.jsonl"
-        start = time.perf_counter()
-        generate(corpus, args.passages)
-        print(f"generated {args.passages:,} passages ({corpus.stat().st_size / 1e9:.2f} GB) in "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        corpus = generated(folder, args.passages)
         setup_django(folder / "var", args.postgres)
         from django.db import connection
 

@@ -15,18 +15,11 @@ from evaluation.engine import ranking
 from evaluation.tasks import build_board
 from judging.models import Judgment
 from tests.evaluation.tracks import build_track
-from tests.s3server import running_s3
 from workbench.models import Job
 
 pytestmark = pytest.mark.django_db
 
 PAGE = "/collections/robust/leaderboard/"
-
-
-@pytest.fixture(scope="module")
-def s3():
-    with running_s3() as server:
-        yield server
 
 
 @pytest.fixture

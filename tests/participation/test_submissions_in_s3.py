@@ -11,15 +11,8 @@ import pytest
 from participation.models import Submission
 from participation.tasks import check_submission
 from tests.participation.conftest import run_upload, submit
-from tests.s3server import running_s3
 from workbench import files as store
 from workbench.models import Run
-
-
-@pytest.fixture(scope="module")
-def s3():
-    with running_s3() as server:
-        yield server
 
 
 @pytest.fixture

@@ -14,19 +14,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from tests import factories
-from tests.s3server import running_s3
 from workbench import files as store
 from workbench import jobs
 from workbench.models import Job, Run
 from workbench.tasks import import_runs
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(scope="module")
-def s3():
-    with running_s3() as server:
-        yield server
 
 
 @pytest.fixture
