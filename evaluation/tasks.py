@@ -36,7 +36,7 @@ def evaluate_collection(job_id: int) -> None:
     each part ranks and scores every run on its topics), joined by :func:`join_evaluation`."""
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
     job = Job.objects.get(pk=job_id)
-    if shares > 1 and not _stored(job.collection, job.params.get("policy", "adjudicated")):
+    if shares > 1 and not _stored_here(job.collection, job.params.get("policy", "adjudicated")):
         sections = report_sections(job.collection, shares=shares)
         if len(sections) > 1:  # else (no judged topic, or one): one worker (which says why, if it cannot)
             subjobs.split(job_id, task=evaluation_part, join=join_evaluation, parts=sections)
@@ -46,6 +46,15 @@ def evaluate_collection(job_id: int) -> None:
         bundle = evaluation_report(job.collection, measures=job.params.get("measures") or None,
                                    policy=job.params.get("policy", "adjudicated"), step=progress.step)
         _keep_report(progress, bundle)
+
+
+def _stored_here(collection, policy: str) -> bool:
+    """:func:`_stored`, asked only where boards are on this machine's disk: with files in a bucket the planner
+    splits without waiting on the bucket (a planner that hangs on storage before its job is running is taken
+    for a dead worker)."""
+    from evaluation import board_store
+
+    return not board_store.shared() and _stored(collection, policy)
 
 
 def _stored(collection, policy: str) -> bool:
