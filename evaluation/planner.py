@@ -33,7 +33,7 @@ def _ranked(runs: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def _pool_size(collection: Collection) -> int:
-    return PoolEntry.objects.filter(pool__collection=collection).values("topic_id", "docno").distinct().count()
+    return PoolEntry.objects.filter(pool__collection=collection, pool__published=True).values("topic_id", "docno").distinct().count()
 
 
 def budget_plan(collection: Collection, *, planned: int | None = None, bootstrap: int = 200) -> BudgetPlan:

@@ -20,7 +20,7 @@ def collection_summary(collection: Collection) -> dict:
         "documents": collection.documents.count(),
         "runs": list(collection.runs.order_by("tag").values_list("tag", flat=True)),
         "judgments": Judgment.objects.filter(collection=collection).count(),
-        "pool": PoolEntry.objects.filter(pool__collection=collection).values("topic_id", "docno").distinct().count(),
+        "pool": PoolEntry.objects.filter(pool__collection=collection, pool__published=True).values("topic_id", "docno").distinct().count(),
         "judged_in_pool": {"pool": judged.pool, "judged": judged.judged_in_pool, "pooled": judged.pooled,
                            "percent": judged.percent_in_pool},
         "judged_documents": judged.judgments,

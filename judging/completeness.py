@@ -28,7 +28,7 @@ class Completeness:
 
 def topic_completeness(collection: Collection) -> Completeness:
     pooled: dict[str, set[str]] = {}
-    for qid, docno in PoolEntry.objects.filter(pool__collection=collection).values_list("topic__qid", "docno"):
+    for qid, docno in PoolEntry.objects.filter(pool__collection=collection, pool__published=True).values_list("topic__qid", "docno"):
         pooled.setdefault(qid, set()).add(docno)
     judged: dict[str, set[str]] = {}
     for qid, docno in (Judgment.objects.filter(collection=collection, topic__qid__in=list(pooled))

@@ -101,7 +101,7 @@ def pooled_without_text(collection: Collection) -> list[dict]:
     """Per pool of the collection, in name order: its pooled documents (topic-document pairs), how many of
     them have no text in the workbench (no document row, or one with an empty title and text), and a few of
     their docnos. Two grouped queries whatever the number of pools."""
-    entries = PoolEntry.objects.filter(pool__collection=collection).order_by()
+    entries = PoolEntry.objects.filter(pool__collection=collection, pool__published=True).order_by()
     totals = dict(entries.values("pool_id").annotate(n=Count("id")).values_list("pool_id", "n"))
     missing = entries.filter(~Exists(documents_with_text(collection).filter(docno=OuterRef("docno"))))
     # 0.4 s in all for a pool of 100,000 entries on SQLite, half of them without text

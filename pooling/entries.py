@@ -19,10 +19,12 @@ class PoolRefused(ValueError):
     """A build that cannot be done; the message is one line for the user."""
 
 
-def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bool) -> tuple[int, int]:
+def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bool,
+                provenance_too: bool = True) -> tuple[int, int]:
     """Write the entries of ``result`` that the pool does not hold yet (all of them for a new pool),
-    queued after the existing ones, and their provenance as one columnar table. Returns (entries
-    written, topics they are on)."""
+    queued after the existing ones, and their provenance as one columnar table (not with
+    ``provenance_too=False``: a part of a split build, whose join stores the round's one table). Returns
+    (entries written, topics they are on)."""
     if new_pool:
         fresh, start, rank_offset, provenance = result, {}, {}, result.provenance
     else:
@@ -36,8 +38,8 @@ def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bo
         rank_offset = {q: rank for q, _, rank in per_topic}
         # a deeper or wider round also finds runs that retrieved documents pooled before: keep those too
         provenance = _not_stored(pool, result.provenance)
-    if len(provenance):
-        _store_provenance(pool, round_no, provenance)
+    if len(provenance) and provenance_too:
+        store_provenance(pool, round_no, provenance)
     if fresh.entries.empty:
         return 0, 0
     ordered = S.assign_judging_order(fresh.entries, order=pool.order, seed=pool.seed, start=start)
@@ -66,7 +68,7 @@ def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bo
     return len(ordered), len(qids)
 
 
-def _store_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame) -> None:
+def store_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame) -> None:
     """One PoolProvenance row. On PostgreSQL the table (megabytes at depth 100) goes by a binary COPY:
     as a query parameter it would travel hex-encoded, twice the bytes and five times the time."""
     blob = provenance_store.encode(provenance)

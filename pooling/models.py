@@ -20,6 +20,14 @@ def strategy_choices() -> list[tuple[str, str]]:
     return registry.choices()
 
 
+class PublishedPools(models.Manager):
+    """Pools anyone may see: not one a split build is still writing (``pooling.split``: its parts write their
+    topics' entries into a pool hidden until the build's join publishes it whole)."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(published=True)
+
+
 class Pool(models.Model):
     class Order(models.TextChoices):
         SHUFFLED = "shuffled", "Shuffled (seeded)"
@@ -33,6 +41,11 @@ class Pool(models.Model):
     order = models.CharField(max_length=16, choices=Order.choices, default=Order.SHUFFLED)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    published = models.BooleanField(
+        default=True, help_text="False while a split build writes it: no page, export or queue sees it.")
+
+    objects = PublishedPools()
+    all_objects = models.Manager()  # with the pools being built (their builds and clean-up only)
 
     class Meta:
         ordering = ["collection", "name"]

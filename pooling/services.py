@@ -22,10 +22,10 @@ from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
-from workbench.models import Collection
+from workbench.models import Collection, Job
 from workbench.selectors import run_frames
 
-__all__ = ["PoolBuildSummary", "PoolRefused", "pool_build", "runs_for", "seed_from"]
+__all__ = ["PoolBuildSummary", "PoolRefused", "building", "pool_build", "runs_for", "seed_from"]
 
 @dataclass(frozen=True)
 class PoolBuildSummary:
@@ -72,6 +72,8 @@ def _read_runs(collection: Collection, tags: Sequence[str] | None, required: boo
 
 def _pool_for(collection: Collection, name: str, strategy: str, seed: int, order: str) -> tuple[Pool, bool, int]:
     """The pool to build or extend, whether it is new, and the round this build is."""
+    if building(collection, name) is not None:
+        raise PoolRefused(f"pool {collection.slug}/{name} is being built by another job: wait for it to finish")
     pool, created = Pool.objects.get_or_create(
         collection=collection, name=name, defaults={"strategy": strategy, "seed": seed, "order": order})
     if not created and pool.strategy != strategy:
@@ -84,9 +86,44 @@ def _pool_for(collection: Collection, name: str, strategy: str, seed: int, order
     return pool, False, last + 1
 
 
+def building(collection: Collection, name: str) -> Pool | None:
+    """The pool ``name`` while a split build writes it (hidden, ``Pool.published`` false); one whose build
+    ended without publishing it (its job failed) is removed, and None returned."""
+    pool = Pool.all_objects.filter(collection=collection, name=name, published=False).first()
+    if pool is None:
+        return None
+    job = Job.objects.filter(pk=pool.params.get("building")).first()
+    if job is not None and not job.finished:
+        return pool
+    pool.delete()
+    return None
+
+
 def _record(pool: Pool, params: dict, history: dict) -> None:
     pool.params = {**params, "history": pool.params.get("history", []) + [history]}
     pool.save()
+
+
+def fixed_params(params: dict, strategy: registry.Strategy, result: S.PoolResult,
+                 request: registry.PoolParams) -> dict:
+    """What a fixed strategy's build records: the build's ``params`` completed by the strategy's."""
+    params.update({k: v for k, v in result.params.items() if k not in params or params[k] is None})
+    params.update(strategy.recorded(request))
+    return params
+
+
+def record(pool: Pool, params: dict) -> None:
+    """Record a fixed build's parameters on the pool, and in its history."""
+    _record(pool, params, {k: v for k, v in params.items() if k != "stratum_sizes"})
+
+
+def build_params(frames: Mapping, *, depth: int | None, budget: int | None = None, total_budget: int | None = None,
+                 runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled") -> dict:
+    """A build's parameters before the strategy's. "offered": the runs this build could use; "runs" (set
+    by the strategy): the ones it pooled, after the per-team limit. A run contributed to the pool iff some
+    build's "runs" names it (pooling.selectors)."""
+    return {"offered": sorted(frames), "runs": None, "depth": depth, "budget": budget, "total_budget": total_budget,
+            "runs_per_team": runs_per_team, "seed": seed, "order": order}
 
 
 def _build_adaptive(pool: Pool, strategy: registry.Strategy, frames, request: registry.PoolParams,
@@ -111,9 +148,7 @@ def _build_fixed(pool: Pool, strategy: registry.Strategy, frames, request: regis
     clock = time.perf_counter()
     result = strategy.build(frames, request)
     timings["pool"] = time.perf_counter() - clock
-    params.update({k: v for k, v in result.params.items() if k not in params or params[k] is None})
-    params.update(strategy.recorded(request))
-    _record(pool, params, {k: v for k, v in params.items() if k != "stratum_sizes"})
+    record(pool, fixed_params(params, strategy, result, request))
     clock = time.perf_counter()
     written = write_round(pool, result, round_no=round_no, new_pool=created)
     timings["write"] = time.perf_counter() - clock
@@ -149,10 +184,8 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     frames, teams, priorities = runs_for(collection, tags, frames, required=not chosen.needs_corpus)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
-    # "offered": the runs this build could use; "runs" (set by the strategy): the ones it pooled, after the
-    # per-team limit. A run contributed to the pool iff some build's "runs" names it (pooling.selectors).
-    params = {"offered": sorted(frames), "runs": None, "depth": depth, "budget": budget, "total_budget": total_budget,
-              "runs_per_team": runs_per_team, "seed": seed, "order": order}
+    params = build_params(frames, depth=depth, budget=budget, total_budget=total_budget,
+                          runs_per_team=runs_per_team, seed=seed, order=order)
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
                                   shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
                                   cal=_cal_params(cal) if chosen.needs_corpus else None,

@@ -1,67 +1,145 @@
-"""A depth-k pool build over many runs, split into parts any worker claims (``workbench.subjobs``).
+"""A new depth-k pool built by topic, in parts any worker claims (``workbench.subjobs``).
 
-Each part reads a slice of the runs and keeps of each run only what a depth-k pool can look at, its top k
-documents of each topic (the rows are stored grouped by topic in the pooling order: score descending, ties in
-file order, so that is the first k rows of each topic); the join pools those cut runs with
-:func:`pooling.services.pool_build`. Depth-k pooling reads nothing below depth k, so the pool, its judging
-order and its provenance are those of a build over the whole runs, by one worker.
+The planner creates the pool hidden (``Pool.published`` false: no page, export, queue or count sees it) and
+gives each part a slice of the collection's topics in natural order. A part reads its topics' lines of every
+run, pools them as one worker would (a depth-k pool of a topic depends only on that topic's lines, and which
+runs contribute on the runs' teams and priorities) and writes its topics' entries into the hidden pool; it
+keeps the round's provenance of its topics for the join. The join stores the round's one provenance table
+(the parts' tables end to end in the order one worker's build makes it), records the build's parameters and
+publishes the pool, in one transaction. Writing the entries (about 4 million at 1,000 runs: most of a build)
+is thus shared by the parts, and nobody sees a pool half-written: a build that fails removes its hidden pool.
 
-Split by runs, not by topic: each run is one stored table, so a part that pooled a slice of the topics would
-still fetch and decompress every run. What the parts share is the reading only: writing the pool (its entries
-and provenance, in one transaction) stays in the join, and over many runs it is most of the build (1,000 runs
-on PostgreSQL: 62 s of 88 s writing 4 million entries, 9 s reading the runs).
+Only new pools are split: extending a pool (a deeper round) takes what the pool holds into account and is
+done by one worker, as are the other strategies (they read below depth k, or learn as judgments come).
+A part done again (its worker died) first removes what it wrote of its topics.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import struct
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
+from django.db import transaction
 
+from pooling import provenance as provenance_store
+from pooling import services
+from pooling.entries import PoolRefused, store_provenance, write_round
+from pooling.models import Pool, PoolEntry
 from pooling.preview import offered_rows
-from workbench import runstore
-from workbench.models import Collection
+from pooling.strategies import registry
+from workbench.formats.ids import sorted_topics
+from workbench.models import Collection, Job
 from workbench.selectors import run_frames
 
-__all__ = ["cut_runs", "frames_of", "pool_tags", "splittable"]
+__all__ = ["discard", "plan", "publish", "write_part"]
 
 
-def splittable(arguments: dict) -> bool:
-    """Whether a build with these arguments may be split: a depth-k pool (every other strategy reads below k)."""
-    return arguments.get("strategy", "depth") == "depth" and isinstance(arguments.get("depth"), int)
+def plan(job: Job, arguments: dict, parts: int) -> list[dict]:
+    """The parts of a split build (slices of the topics), its pool created hidden; [] when the build is not
+    split (another strategy, an existing pool, too few runs or topics, or a build the one worker refuses)."""
+    collection = job.collection
+    if parts <= 1 or arguments.get("strategy", "depth") != "depth" or not isinstance(arguments.get("depth"), int):
+        return []
+    name = arguments.get("name", "main")
+    if Pool.objects.filter(collection=collection, name=name).exists():
+        return []
+    try:
+        tags = [tag for tag, _, _ in offered_rows(collection, arguments.get("tags"))]
+    except PoolRefused:
+        return []  # the build says why, in one line
+    qids = sorted_topics(collection.topics.values_list("qid", flat=True))
+    if len(tags) < 2 * parts or len(qids) < 2:
+        return []
+    hidden = services.building(collection, name)
+    if hidden is not None and hidden.params.get("building") != job.pk:
+        return []  # another job builds it: the build refuses, in one line
+    if hidden is None:
+        Pool.all_objects.create(collection=collection, name=name, strategy="depth", seed=arguments.get("seed", 0),
+                                order=arguments.get("order", "shuffled"), published=False,
+                                params={"building": job.pk})
+    parts = min(parts, len(qids))
+    return [{"topics": qids[i * len(qids) // parts:(i + 1) * len(qids) // parts]} for i in range(parts)]
 
 
-def pool_tags(collection: Collection, tags: Sequence[str] | None) -> list[str]:
-    """The runs a build pools (the named ones, or every contributing run), in the order the build reads them,
-    without reading their lines."""
-    return [tag for tag, _, _ in offered_rows(collection, tags)]
+def _hidden(job: Job) -> Pool:
+    return Pool.all_objects.get(collection=job.collection, name=job.params["arguments"].get("name", "main"))
 
 
-def cut_runs(collection: Collection, tags: Sequence[str], depth: int) -> bytes:
-    """A part's output: each run of ``tags`` cut to its top ``depth`` rows of each topic, encoded."""
-    out = io.BytesIO()
-    frames = run_frames(collection, tags=list(tags))
-    index = []
-    for tag in tags:
-        frame = frames[tag]
-        top = frame[frame.groupby("qid", observed=True, sort=False).cumcount() < depth]
-        blob = runstore.encode(top.reset_index(drop=True))
-        index.append([tag, len(blob)])
-        out.write(blob)
-    header = json.dumps(index).encode()
-    return struct.pack(">I", len(header)) + header + out.getvalue()
+def write_part(part: Job) -> bytes:
+    """Pool the runs on the part's topics and write their entries into the hidden pool; what the join needs
+    (entries written, the build's parameters, a refusal if any) and the topics' provenance, encoded."""
+    parent, qids = part.parent, list(part.params["topics"])
+    arguments = parent.params["arguments"]
+    pool = _hidden(parent)
+    collection = pool.collection
+    tags = arguments.get("tags")
+    frames = run_frames(collection, tags=tags or None, contributing_only=not tags, topics=qids)
+    frames, teams, priorities = services.runs_for(collection, tags, frames)
+    strategy = registry.get("depth")
+    request = registry.PoolParams(depth=arguments["depth"], seed=arguments.get("seed", 0), teams=teams,
+                                  priorities=priorities, runs_per_team=arguments.get("runs_per_team"))
+    result = strategy.build(frames, request)
+    params = services.fixed_params(services.build_params(
+        frames, depth=arguments["depth"], runs_per_team=arguments.get("runs_per_team"),
+        seed=arguments.get("seed", 0), order=arguments.get("order", "shuffled")), strategy, result, request)
+    said = {"params": params, "entries": 0, "topics": 0, "refused": _unknown_topics(collection, frames, params)}
+    if not said["refused"]:
+        with transaction.atomic():
+            PoolEntry.objects.filter(pool=pool, topic__in=collection.topics.filter(qid__in=qids)).delete()
+            said["entries"], said["topics"] = write_round(pool, result, round_no=1, new_pool=True,
+                                                          provenance_too=False)
+    header = json.dumps(said).encode()
+    return struct.pack(">I", len(header)) + header + provenance_store.encode(result.provenance)
 
 
-def frames_of(outputs: Sequence[bytes]) -> dict[str, pd.DataFrame]:
-    """The cut runs of every part, in the parts' order (the order the build reads the runs)."""
-    frames: dict[str, pd.DataFrame] = {}
-    for data in outputs:
-        size = struct.unpack(">I", data[:4])[0]
-        offset = 4 + size
-        for tag, length in json.loads(data[4:offset]):
-            frames[tag] = runstore.decode(data[offset:offset + length])
-            offset += length
-    return frames
+def _unknown_topics(collection: Collection, frames: dict, params: dict) -> str:
+    """The refusal of a build whose pooled runs name topics the collection does not have ("" if none): each
+    run's qids are known from its table's dictionary, whatever topics the part read."""
+    named: set[str] = set()
+    for tag in params["runs"] or []:
+        qid = frames[tag]["qid"]
+        named.update(map(str, qid.cat.categories if isinstance(qid.dtype, pd.CategoricalDtype) else qid.unique()))
+    missing = sorted(named - set(collection.topics.values_list("qid", flat=True)), key=lambda q: (len(q), q))
+    if not missing:
+        return ""
+    return f"runs name topics that are not in collection {collection.slug!r}: {', '.join(missing[:10])}"
+
+
+def _read(data: bytes) -> tuple[dict, pd.DataFrame]:
+    size = struct.unpack(">I", data[:4])[0]
+    return json.loads(data[4:4 + size]), provenance_store.decode(data[4 + size:])
+
+
+def publish(job: Job, outputs: Sequence[bytes]) -> services.PoolBuildSummary:
+    """Publish the hidden pool of a split build from its parts' outputs (a refusal removes it)."""
+    pool = _hidden(job)
+    found = [_read(data) for data in outputs]
+    refused = next((said["refused"] for said, _ in found if said["refused"]), "")
+    if refused:
+        discard(job)
+        raise PoolRefused(refused)
+    params = found[0][0]["params"]
+    if not pool.published:
+        order = {tag: i for i, tag in enumerate(params["runs"])}
+        provenance = pd.concat([p for _, p in found], ignore_index=True)
+        # one worker's table: by run (in the build's order), topic, rank; each part holds its topics in order
+        by_run = np.argsort(provenance["tag"].map(order).to_numpy(dtype=np.int64), kind="stable")
+        with transaction.atomic():
+            if len(provenance):
+                store_provenance(pool, 1, provenance.take(by_run).reset_index(drop=True))
+            services.record(pool, dict(params))
+            Pool.all_objects.filter(pk=pool.pk).update(published=True)
+        pool.refresh_from_db()
+    added = sum(said["entries"] for said, _ in found)
+    return services.PoolBuildSummary(pool=pool, added=added, total=added,
+                                     topics=sum(said["topics"] for said, _ in found),
+                                     runs=sorted(params["runs"] or []), round=1, offered=len(params["offered"]))
+
+
+def discard(job: Job) -> None:
+    """Remove the hidden pool of a split build that failed (nothing of it was ever seen)."""
+    Pool.all_objects.filter(collection=job.collection, name=job.params["arguments"].get("name", "main"),
+                            published=False).delete()

@@ -1,10 +1,11 @@
 """Pooling's background jobs: building or extending a pool (run by ``manage.py db_worker``). With ``JOB_PARTS``
-> 1, a depth-k build over more runs than that is split: parts read slices of the runs (``pooling.split``), any
-worker claims them, and the join builds the pool from them, as one worker would have."""
+> 1, a new depth-k pool over many runs is built by topic (``pooling.split``): parts any worker claims write
+their topics' entries into the pool, hidden until the join publishes it, as one worker would have built it."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 from django.urls import reverse
 from django_tasks import task
 
@@ -50,11 +51,13 @@ def _arguments(job: Job) -> dict:
     return arguments
 
 
-def _build(progress: jobs.Progress, arguments: dict, frames: dict | None = None) -> None:
-    job = progress.job
+def _build(progress: jobs.Progress, arguments: dict) -> None:
     progress.step(f"pooling with {arguments['strategy']}")
-    summary = pool_build(collection=job.collection, frames=frames, **arguments)
-    pool = summary.pool
+    _finish(progress, pool_build(collection=progress.job.collection, **arguments))
+
+
+def _finish(progress: jobs.Progress, summary) -> None:
+    job, pool = progress.job, summary.pool
     copied = copy_in_pooled(job.collection, pool, progress)
     progress.finish(lines=[f"pool {pool.name} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
                            f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
@@ -62,51 +65,44 @@ def _build(progress: jobs.Progress, arguments: dict, frames: dict | None = None)
                     url=reverse("pooling:pools", args=[job.collection.slug]), label="Pools of this collection")
 
 
-def _slices(job: Job, arguments: dict) -> list[dict]:
-    """The parts of a split build (slices of the runs), or [] when the build is not split."""
-    parts = int(getattr(settings, "JOB_PARTS", 1) or 1)
-    if parts <= 1 or not split.splittable(arguments):
-        return []
-    try:
-        tags = split.pool_tags(job.collection, arguments.get("tags"))
-    except split.PoolRefused:
-        return []  # the build says why, in one line
-    if len(tags) < 2 * parts:
-        return []
-    return [{"tags": tags[i * len(tags) // parts:(i + 1) * len(tags) // parts]} for i in range(parts)]
-
-
 @task()
 def build_pool(job_id: int) -> None:
     job = Job.objects.get(pk=job_id)
-    slices = _slices(job, job.params["arguments"])
-    if slices:
-        subjobs.split(job_id, task=pool_part, parts=slices, join=join_pool)
-        return
+    with transaction.atomic():  # the hidden pool and its parts, or neither
+        parts = split.plan(job, job.params["arguments"], int(getattr(settings, "JOB_PARTS", 1) or 1))
+        if parts:
+            subjobs.split(job_id, task=pool_part, parts=parts, join=join_pool, failed=split.discard)
+            return
     with jobs.running(job_id) as progress:
         _build(progress, _arguments(progress.job))
 
 
 @task(takes_context=True)
 def pool_part(context, job_id: int) -> None:
-    """One part of a split build: its runs read and cut to the pool's depth."""
+    """One part of a split build: its topics pooled and their entries written into the hidden pool."""
     with subjobs.part(job_id, context) as progress:
         if progress is None:
             return
         job = progress.job
-        progress.step(f"reading {len(job.params['tags'])} runs (part {job.params['part'] + 1} of {job.parent.total})")
-        depth = job.parent.params["arguments"]["depth"]
-        subjobs.keep(progress, split.cut_runs(job.collection, job.params["tags"], depth))
+        progress.step(f"pooling {len(job.params['topics'])} topics over every run "
+                      f"(part {job.params['part'] + 1} of {job.parent.total})")
+        subjobs.keep(progress, split.write_part(job))
 
 
 @task(takes_context=True)
 def join_pool(context, job_id: int) -> None:
-    """The pool of a split build, from its parts' runs (in one transaction, as a build by one worker)."""
+    """The pool of a split build published, with its provenance and parameters (one transaction)."""
     job = Job.objects.get(pk=job_id)
     if job.finished or subjobs.superseded(job, context):
         return
     with jobs.running(job_id) as progress:
-        _build(progress, _arguments(progress.job), split.frames_of(subjobs.outputs(progress.job)))
+        progress.step("publishing the pool")
+        try:
+            summary = split.publish(progress.job, subjobs.outputs(progress.job))
+        except Exception:
+            split.discard(progress.job)
+            raise
+        _finish(progress, summary)
 
 
 @task()
@@ -121,5 +117,5 @@ def compute_features(job_id: int) -> None:
                         url=reverse("pooling:pools", args=[collection.slug]), label="Pools of this collection")
 
 
-# a build is not retried (a join that died after writing the pool would add an empty round): it fails
-subjobs.recovery(pool_part, join_pool, join_retry=False)
+# a part done again removes what it wrote first; a join done again finds its pool published
+subjobs.recovery(pool_part, join_pool)

@@ -36,9 +36,10 @@ def superseded(job: Job, context) -> bool:
     return bool(job.task_id) and context is not None and job.task_id != str(context.task_result.id)[:64]
 
 
-def split(job_id: int, *, task, parts: Sequence[dict], join) -> Job:
+def split(job_id: int, *, task, parts: Sequence[dict], join, failed=None) -> Job:
     """Mark the job running and queue ``task(part_id)`` for each of ``parts`` (the parameters of each part),
-    in one transaction; ``join(job_id)`` is queued once the last part is done. A job split before (its
+    in one transaction; ``join(job_id)`` is queued once the last part is done; ``failed(job)`` (a module-level
+    function) is called once if a part fails (to remove what the parts wrote). A job split before (its
     planner was retried) keeps its parts."""
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
@@ -47,7 +48,8 @@ def split(job_id: int, *, task, parts: Sequence[dict], join) -> Job:
         now = timezone.now()
         job.status, job.started_at, job.heartbeat_at = Job.Status.RUNNING, job.started_at or now, now
         job.done, job.total, job.step = 0, len(parts), f"0 of {len(parts)} parts done (waiting for workers)"
-        job.params = {**job.params, "join": join.module_path}
+        job.params = {**job.params, "join": join.module_path,
+                      **({"failed": f"{failed.__module__}.{failed.__qualname__}"} if failed else {})}
         job.save()
         for index, params in enumerate(parts):
             child = Job.objects.create(kind=f"{job.kind} (part)"[:64], parent=job, collection=job.collection,
@@ -127,6 +129,8 @@ def _fail(parent_id: int, child: Job) -> None:
         job.status, job.finished_at = Job.Status.FAILED, timezone.now()
         job.error = f"part {index + 1} of {job.total}: {child.error}"[:2000]
         job.save(update_fields=["status", "finished_at", "error"])
+    if job.params.get("failed"):
+        import_string(job.params["failed"])(job)
 
 
 def _part_died(child: Job) -> None:

@@ -205,6 +205,7 @@ def main() -> None:
     parser.add_argument("--s3", action="store_true")
     parser.add_argument("--evaluation-only", action="store_true",
                         help="time the full evaluation only (the pool built in this process, no board job)")
+    parser.add_argument("--pool-only", action="store_true", help="time the pool build only")
     parser.add_argument("--generated", default="", help="a folder to keep the generated files in (and read again)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
@@ -226,6 +227,7 @@ def main() -> None:
         imported = time.perf_counter() - clock
         from evaluation.tasks import evaluate_collection
         from pooling.models import Pool
+        from pooling.selectors import pool_provenance
         from pooling.tasks import build_pool
 
         rows, pools, reports = [], {}, {}
@@ -234,14 +236,19 @@ def main() -> None:
             seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
             rows.append((f"depth-{args.pool_depth} pool build", workers, seconds, section))
             pool = Pool.objects.get(name=f"p{workers}")
-            pools[workers] = sorted(pool.entries.values_list("topic__qid", "docno", "judging_order"))
+            pools[workers] = (sorted(pool.entries.values_list("topic__qid", "docno", "judging_order")),
+                              pool_provenance(pool), {k: v for k, v in pool.params.items() if k != "history"})
         if args.evaluation_only:
             from pooling.services import pool_build
 
             pool_build(collection=collection, name="p1", strategy="depth", depth=args.pool_depth, seed=1)
         else:
-            assert pools[1] == pools[2], "the split pool differs"
+            assert pools[1][0] == pools[2][0] and pools[1][1].equals(pools[2][1]), "the split pool differs"
+            assert {**pools[1][2], "name": 0} == {**pools[2][2], "name": 0}, "the split pool's record differs"
         del pools
+        if args.pool_only:
+            _table(rows, args, imported, float("nan"))
+            return
         _judge(collection, tmp, "p1")
         for workers in (1, 2):  # cold: no board stored (a stored board is what one worker's report reads)
             seconds, job, section = _run(evaluate_collection, "evaluation", collection,
@@ -251,19 +258,23 @@ def main() -> None:
             reports[workers] = _report(job)
         assert reports[1] == reports[2], "the split report differs"
         board = _board(collection, tmp, env) if not args.evaluation_only else float("nan")
-        lines = args.runs * args.topics * args.depth
-        print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
-              f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import (one process, "
-              f"not a split job) {imported:.1f} s; leaderboard cold (the board job after the judgments, one "
-              f"worker, not split) {board:.1f} s; worker peak memory {max(PEAKS, default=0) / 1024:,.0f} MiB; "
-              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-        print("| job | 1 worker | 2 workers | ratio | parts alone (1 worker → 2) | ratio |\n"
-              "|---|---:|---:|---:|---:|---:|")
-        for label in dict.fromkeys(r[0] for r in rows):
-            (one, one_part), (two, two_part) = ((s, p) for r, w, s, p in rows if r == label)
-            print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} | {one_part:.1f} s → {two_part:.1f} s "
-                  f"| {two_part / one_part:.2f} |")
-        print("\nSame pool and same report with one worker and with two: yes")
+        _table(rows, args, imported, board)
+
+
+def _table(rows: list, args, imported: float, board: float) -> None:
+    lines = args.runs * args.topics * args.depth
+    print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
+          f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import (one process, "
+          f"not a split job) {imported:.1f} s; leaderboard cold (the board job after the judgments, one "
+          f"worker, not split) {board:.1f} s; worker peak memory {max(PEAKS, default=0) / 1024:,.0f} MiB; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print("| job | 1 worker | 2 workers | ratio | parts alone (1 worker → 2) | ratio |\n"
+          "|---|---:|---:|---:|---:|---:|")
+    for label in dict.fromkeys(r[0] for r in rows):
+        (one, one_part), (two, two_part) = ((s, p) for r, w, s, p in rows if r == label)
+        print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} | {one_part:.1f} s → {two_part:.1f} s "
+              f"| {two_part / one_part:.2f} |")
+    print("\nSame pool and same report with one worker and with two: yes")
 
 
 if __name__ == "__main__":
