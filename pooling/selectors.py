@@ -23,9 +23,10 @@ def default_pool(collection: Collection) -> Pool | None:
 
 
 def free_pool_name(collection: Collection, base: str) -> str:
-    """``base``, or ``base-2``, ``base-3``...: the first name no pool of the collection has (a link that
-    prefills the pool form must not extend an existing pool unless the organizer types its name)."""
-    taken = set(Pool.objects.filter(collection=collection).values_list("name", flat=True))
+    """``base``, or ``base-2``, ``base-3``...: the first name no pool of the collection has, nor one a split
+    build is writing (a link that prefills the pool form must not extend an existing pool unless the
+    organizer types its name)."""
+    taken = set(Pool.all_objects.filter(collection=collection).values_list("name", flat=True))
     base = base[:56]
     if base not in taken:
         return base
