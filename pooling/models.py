@@ -100,13 +100,15 @@ class PoolProvenance(models.Model):
 
     pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="provenance_tables")
     round = models.PositiveIntegerField()
+    part = models.PositiveIntegerField(
+        default=0, help_text="A build split by topic stores one table per part (its topics, in natural order).")
     rows = models.PositiveIntegerField(default=0, help_text="(document, run) pairs in the table.")
     table = models.BinaryField()  # Arrow IPC (LZ4) bytes; see pooling.provenance
 
     class Meta:
-        ordering = ["pool", "round"]
+        ordering = ["pool", "round", "part"]
         verbose_name_plural = "pool provenance"
-        constraints = [models.UniqueConstraint(fields=["pool", "round"], name="poolprovenance_unique_round")]
+        constraints = [models.UniqueConstraint(fields=["pool", "round", "part"], name="poolprovenance_unique_part")]
 
     def __str__(self) -> str:
         return f"{self.pool} round {self.round}"

@@ -142,7 +142,7 @@ def pool_provenance(pool: Pool, *, coded: bool = False) -> pd.DataFrame:
     docno and tag as categoricals (for statistics that group them)."""
     decode = provenance_store.decode_coded if coded else provenance_store.decode
     parts = [decode(blob) for blob in
-             PoolProvenance.objects.filter(pool=pool).order_by("round").values_list("table", flat=True)]
+             PoolProvenance.objects.filter(pool=pool).order_by("round", "part").values_list("table", flat=True)]
     single = [(qid, docno, tag, rank)
               for qid, docno, by_tag in PoolEntry.objects.filter(pool=pool, provenance__isnull=False)
               .values_list("topic__qid", "docno", "provenance")

@@ -45,26 +45,27 @@ class PoolBuildSummary:
 
 
 def runs_for(collection: Collection, tags: Sequence[str] | None, frames: dict | None = None, *,
-             required: bool = True):
+             required: bool = True, depth: int | None = None):
     """The runs to pool (the named ones, or every contributing run): frames, teams and priorities by tag.
-    ``frames``: the runs read already (cut to the pool's depth by the parts of a split build, pooling.split).
-    ``required=False``: a strategy that can pool without runs (cal learns from the documents)."""
+    ``frames``: the runs read already (a part of a split build, pooling.split). ``required=False``: a
+    strategy that can pool without runs (cal learns from the documents). ``depth``: only each topic's first
+    ``depth`` rows are read (a depth-k pool looks no further)."""
     if frames is None:
-        frames = _read_runs(collection, tags, required)
+        frames = _read_runs(collection, tags, required, depth)
     meta = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "team"))
     priorities = dict(collection.runs.filter(tag__in=list(frames)).values_list("tag", "pool_priority"))
     return frames, meta, priorities
 
 
-def _read_runs(collection: Collection, tags: Sequence[str] | None, required: bool) -> dict:
+def _read_runs(collection: Collection, tags: Sequence[str] | None, required: bool, depth: int | None) -> dict:
     if tags:
         known = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
         unknown = [t for t in tags if t not in known]
         if unknown:
             raise PoolRefused(f"no run {', '.join(map(repr, unknown))} in collection {collection.slug!r}")
-        frames = run_frames(collection, tags=tags)
+        frames = run_frames(collection, tags=tags, depth=depth)
     else:
-        frames = run_frames(collection, contributing_only=True)
+        frames = run_frames(collection, contributing_only=True, depth=depth)
     if not frames and required:
         raise PoolRefused(f"collection {collection.slug!r} has no contributing runs to pool")
     return frames
@@ -181,7 +182,8 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     except registry.StrategyRefused as exc:
         raise PoolRefused(str(exc)) from None
     clock = time.perf_counter()
-    frames, teams, priorities = runs_for(collection, tags, frames, required=not chosen.needs_corpus)
+    frames, teams, priorities = runs_for(collection, tags, frames, required=not chosen.needs_corpus,
+                                         depth=depth if strategy == "depth" and isinstance(depth, int) else None)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
     params = build_params(frames, depth=depth, budget=budget, total_budget=total_budget,

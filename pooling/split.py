@@ -3,11 +3,12 @@
 The planner creates the pool hidden (``Pool.published`` false: no page, export, queue or count sees it) and
 gives each part a slice of the collection's topics in natural order. A part reads its topics' lines of every
 run, pools them as one worker would (a depth-k pool of a topic depends only on that topic's lines, and which
-runs contribute on the runs' teams and priorities) and writes its topics' entries into the hidden pool; it
-keeps the round's provenance of its topics for the join. The join stores the round's one provenance table
-(the parts' tables end to end in the order one worker's build makes it), records the build's parameters and
-publishes the pool, in one transaction. Writing the entries (about 4 million at 1,000 runs: most of a build)
-is thus shared by the parts, and nobody sees a pool half-written: a build that fails removes its hidden pool.
+runs contribute on the runs' teams and priorities; only each topic's first k rows are read) and writes its
+topics' entries into the hidden pool, with its topics' provenance as its own table of the round (one worker
+stores the round's table ordered by topic: the parts' tables read one after the other are that table). The
+join records the build's parameters and publishes the pool. Writing the entries (about 4 million at 1,000
+runs: most of a build) is thus shared by the parts, and nobody sees a pool half-written: a build that fails
+removes its hidden pool.
 
 Only new pools are split: extending a pool (a deeper round) takes what the pool holds into account and is
 done by one worker, as are the other strategies (they read below depth k, or learn as judgments come).
@@ -16,18 +17,14 @@ A part done again (its worker died) first removes what it wrote of its topics.
 
 from __future__ import annotations
 
-import json
-import struct
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 from django.db import transaction
 
-from pooling import provenance as provenance_store
 from pooling import services
-from pooling.entries import PoolRefused, store_provenance, write_round
-from pooling.models import Pool, PoolEntry
+from pooling.entries import PoolRefused, write_round
+from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.preview import offered_rows
 from pooling.strategies import registry
 from workbench.formats.ids import sorted_topics
@@ -68,15 +65,16 @@ def _hidden(job: Job) -> Pool:
     return Pool.all_objects.get(collection=job.collection, name=job.params["arguments"].get("name", "main"))
 
 
-def write_part(part: Job) -> bytes:
-    """Pool the runs on the part's topics and write their entries into the hidden pool; what the join needs
-    (entries written, the build's parameters, a refusal if any) and the topics' provenance, encoded."""
+def write_part(part: Job) -> dict:
+    """Pool the runs on the part's topics and write their entries and provenance into the hidden pool; what
+    the join needs (entries written, the build's parameters, a refusal if any)."""
     parent, qids = part.parent, list(part.params["topics"])
     arguments = parent.params["arguments"]
     pool = _hidden(parent)
     collection = pool.collection
     tags = arguments.get("tags")
-    frames = run_frames(collection, tags=tags or None, contributing_only=not tags, topics=qids)
+    frames = run_frames(collection, tags=tags or None, contributing_only=not tags, topics=qids,
+                        depth=arguments["depth"])
     frames, teams, priorities = services.runs_for(collection, tags, frames)
     strategy = registry.get("depth")
     request = registry.PoolParams(depth=arguments["depth"], seed=arguments.get("seed", 0), teams=teams,
@@ -87,12 +85,12 @@ def write_part(part: Job) -> bytes:
         seed=arguments.get("seed", 0), order=arguments.get("order", "shuffled")), strategy, result, request)
     said = {"params": params, "entries": 0, "topics": 0, "refused": _unknown_topics(collection, frames, params)}
     if not said["refused"]:
-        with transaction.atomic():
+        with transaction.atomic():  # done again (its worker died): what it wrote is replaced
             PoolEntry.objects.filter(pool=pool, topic__in=collection.topics.filter(qid__in=qids)).delete()
+            PoolProvenance.objects.filter(pool=pool, round=1, part=part.params["part"]).delete()
             said["entries"], said["topics"] = write_round(pool, result, round_no=1, new_pool=True,
-                                                          provenance_too=False)
-    header = json.dumps(said).encode()
-    return struct.pack(">I", len(header)) + header + provenance_store.encode(result.provenance)
+                                                          part=part.params["part"])
+    return said
 
 
 def _unknown_topics(collection: Collection, frames: dict, params: dict) -> str:
@@ -108,34 +106,21 @@ def _unknown_topics(collection: Collection, frames: dict, params: dict) -> str:
     return f"runs name topics that are not in collection {collection.slug!r}: {', '.join(missing[:10])}"
 
 
-def _read(data: bytes) -> tuple[dict, pd.DataFrame]:
-    size = struct.unpack(">I", data[:4])[0]
-    return json.loads(data[4:4 + size]), provenance_store.decode(data[4 + size:])
-
-
-def publish(job: Job, outputs: Sequence[bytes]) -> services.PoolBuildSummary:
+def publish(job: Job, outputs: Sequence[dict]) -> services.PoolBuildSummary:
     """Publish the hidden pool of a split build from its parts' outputs (a refusal removes it)."""
     pool = _hidden(job)
-    found = [_read(data) for data in outputs]
-    refused = next((said["refused"] for said, _ in found if said["refused"]), "")
+    refused = next((said["refused"] for said in outputs if said["refused"]), "")
     if refused:
         discard(job)
         raise PoolRefused(refused)
-    params = found[0][0]["params"]
+    params = outputs[0]["params"]
     if not pool.published:
-        order = {tag: i for i, tag in enumerate(params["runs"])}
-        provenance = pd.concat([p for _, p in found], ignore_index=True)
-        # one worker's table: by run (in the build's order), topic, rank; each part holds its topics in order
-        by_run = np.argsort(provenance["tag"].map(order).to_numpy(dtype=np.int64), kind="stable")
         with transaction.atomic():
-            if len(provenance):
-                store_provenance(pool, 1, provenance.take(by_run).reset_index(drop=True))
             services.record(pool, dict(params))
             Pool.all_objects.filter(pk=pool.pk).update(published=True)
         pool.refresh_from_db()
-    added = sum(said["entries"] for said, _ in found)
-    return services.PoolBuildSummary(pool=pool, added=added, total=added,
-                                     topics=sum(said["topics"] for said, _ in found),
+    added = sum(said["entries"] for said in outputs)
+    return services.PoolBuildSummary(pool=pool, added=added, total=added, topics=sum(s["topics"] for s in outputs),
                                      runs=sorted(params["runs"] or []), round=1, offered=len(params["offered"]))
 
 

@@ -60,38 +60,48 @@ def encode(frame: pd.DataFrame) -> bytes:
     return sink.getvalue()
 
 
-def decode(blob: bytes | memoryview, topics=None) -> pd.DataFrame:
+def decode(blob: bytes | memoryview, topics=None, depth: int | None = None) -> pd.DataFrame:
     """Stored bytes (Arrow IPC, or Parquet from earlier versions) back to a frame: qid categorical, docno str, rank int64, score float64, in
     canonical order (see :func:`canonical_order`); with ``topics``, only those topics' rows (the others are
-    never converted: a part of a job split by topic pays for its topics only)."""
+    never converted: a part of a job split by topic pays for its topics only); with ``depth``, at least each
+    topic's first ``depth`` rows in that order (all a depth-k pool reads: the rows below are never converted)."""
     data = bytes(blob)
     if data[:4] == b"PAR1":
         table = pq.read_table(pa.BufferReader(data))
     else:
         table = feather.read_table(pa.BufferReader(data))
-    if topics is None:
+    if topics is None and depth is None:
         return _to_frame(table)
-    part = _of_topics(table, topics)
+    part = _rows_of(table, topics, depth)
     if part is not None:
         return _to_frame(part)
-    frame = _to_frame(table)
-    return frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
+    frame = _to_frame(table)  # no cut by depth here: the rows of earlier versions may be in another order
+    return frame if topics is None else frame[frame["qid"].isin([str(t) for t in topics])].reset_index(drop=True)
 
 
-def _of_topics(table: pa.Table, topics) -> pa.Table | None:
-    """The rows of ``topics`` (the qid dictionary, hence the frame's categories, kept whole); None for a table
-    without one dictionary (Parquet of earlier versions: filtered once a frame)."""
+def _rows_of(table: pa.Table, topics, depth: int | None) -> pa.Table | None:
+    """The rows of ``topics`` (all topics: None), each topic's first ``depth`` only (all: None); the qid
+    dictionary, hence the frame's categories, kept whole. None for a table without one dictionary (Parquet
+    of earlier versions: filtered once a frame)."""
     qid = table.column("qid")
-    wanted = pa.array([str(t) for t in topics], pa.string())
-    if pa.types.is_dictionary(qid.type) and qid.num_chunks == 1:
-        chunk = qid.chunk(0)
+    if not (pa.types.is_dictionary(qid.type) and qid.num_chunks == 1):
+        return None
+    chunk = qid.chunk(0)
+    codes = chunk.indices.to_numpy(zero_copy_only=False)
+    mask = np.ones(len(codes), dtype=bool)
+    if topics is not None:
+        wanted = pa.array([str(t) for t in topics], pa.string())
         keep = np.asarray(pc.is_in(chunk.dictionary.cast(pa.string()), value_set=wanted).to_numpy(zero_copy_only=False))
-        codes = chunk.indices.to_numpy(zero_copy_only=False)
         mask = keep[codes] if keep.size else np.zeros(len(codes), dtype=bool)
-        if chunk.null_count:
-            mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
-        return table.filter(pa.array(mask)) if mask.any() else table.slice(0, 0)  # (a filter to no row drops
-    return None                                                                   # the chunk, its dictionary too)
+    if depth is not None and len(codes):
+        # canonical order: each topic's rows together, best first; a row's place is its distance from its block's start
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+        place = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+        mask &= place < depth
+    if chunk.null_count:
+        mask &= chunk.is_valid().to_numpy(zero_copy_only=False)
+    return table.filter(pa.array(mask)) if mask.any() else table.slice(0, 0)  # (a filter to no row drops the
+    #                                                                            chunk, its dictionary too)
 
 
 def _to_frame(table: pa.Table) -> pd.DataFrame:

@@ -31,10 +31,11 @@ class RunDataMissing(ValueError):
     """A run whose ranked lines are not in the database (removed by hand): pages say so in one line."""
 
 
-def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False, topics=None
-               ) -> dict[str, pd.DataFrame]:
+def run_frames(collection: Collection, *, tags=None, contributing_only: bool = False, topics=None,
+               depth: int | None = None) -> dict[str, pd.DataFrame]:
     """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process; with
-    ``topics``, only those topics' rows (a part of a job split by topic: decoded for it, not cached)."""
+    ``topics``, only those topics' rows (a part of a job split by topic: decoded for it, not cached); with
+    ``depth``, at least each topic's first ``depth`` rows in ranking order (a depth-k pool: not cached)."""
     # not collection.runs: setting the known collection on each run reads the deferred collection_id (a query per run)
     runs = Run.objects.filter(collection_id=collection.pk)
     if tags is not None:
@@ -57,8 +58,8 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
             raise RunDataMissing(f"run {', '.join(map(repr, lost))} of collection {collection.slug!r} has no stored "
                                  "lines (they were removed outside the workbench): import the run file again")
         for run in missing:
-            frames[run.tag] = runstore.decode(blobs.pop(run.id), topics)
-            if topics is None:
+            frames[run.tag] = runstore.decode(blobs.pop(run.id), topics, depth)
+            if topics is None and depth is None:
                 runstore.frame_cache.put((run.id, run.sha256), frames[run.tag])
     return {run.tag: frames[run.tag] for run in runs}
 

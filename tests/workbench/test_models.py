@@ -107,3 +107,29 @@ def test_a_run_decoded_for_some_topics_is_those_topics_rows_of_the_whole():
         for topics in (["2"], ["10", "7"], [], ["nope"]):
             expected = whole[whole["qid"].isin(topics)].reset_index(drop=True)
             pd.testing.assert_frame_equal(runstore.decode(blob, topics), expected)
+
+
+def test_a_run_decoded_to_a_depth_keeps_each_topics_best_rows_as_a_depth_pool_ranks_them():
+    """A depth-k pool reads each topic's first k rows (score descending, ties in file order) and never
+    converts the rest; tied scores across the cut keep the file's first; a Parquet blob of earlier versions
+    is not cut (its rows may be in another order), only filtered by topic."""
+    import io
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = pd.DataFrame({"qid": ["10", "2", "10", "2", "10", "2", "7"],
+                          "docno": ["d9", "d1", "d3", "d2", "d4", "d6", "d5"],
+                          "rank": [1, 1, 2, 2, 3, 3, 1], "score": [1.0, 9.0, 1.0, -2.0, 3.0, 5.0, 0.5]})
+    blob = runstore.encode(frame)
+    cut = runstore.decode(blob, depth=2)
+    assert list(zip(cut["qid"].astype(str), cut["docno"], strict=True)) == [
+        ("10", "d4"), ("10", "d9"), ("2", "d1"), ("2", "d6"), ("7", "d5")]
+    assert cut["qid"].cat.categories.tolist() == ["10", "2", "7"]
+    assert runstore.decode(blob, ["2", "7"], depth=1)["docno"].tolist() == ["d1", "d5"]
+    assert len(runstore.decode(blob, depth=0)) == 0
+    old = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), old)
+    assert len(runstore.decode(old.getvalue(), depth=1)) == 7
+    assert runstore.decode(old.getvalue(), ["7"], depth=1)["docno"].tolist() == ["d5"]
