@@ -1,5 +1,6 @@
 """The workbench's background jobs: imports of uploaded topics, documents and runs (run by
-``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``)."""
+``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``). An import of many run files is split
+into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.subjobs``; :func:`import_runs`)."""
 
 from __future__ import annotations
 
@@ -240,8 +241,9 @@ def join_runs_import(context, job_id: int) -> None:
             problems = [p for found in outputs if isinstance(found, dict) for p in found["problems"]]
             if problems:
                 raise ImportRefused(problems)
-            checked = [c for found in outputs for c in checked_runs(found)]
-            del outputs
+            checked = []
+            while outputs:  # each part's bytes let go once read: the runs' tables are held once
+                checked.extend(checked_runs(outputs.pop(0)))
             progress.step("storing the runs", done=len(checked), total=2 * len(checked))
             imported = runs_store(job.collection, runs_settle(checked, manifest=manifest, manifest_name=manifest_name),
                                   replace=params.get("replace", False),

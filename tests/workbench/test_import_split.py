@@ -246,3 +246,25 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_with_the_same_r
     joins = DBTaskResult.objects.filter(task_path="workbench.tasks.join_runs_import")
     assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
     assert _gone(var_dir, job)
+
+
+@pytest.mark.django_db
+def test_in_a_bucket_each_part_fetches_only_its_own_files(tmp_path, settings, s3, monkeypatch):
+    import uuid
+
+    prefix = f"t-{uuid.uuid4().hex[:8]}"
+    settings.STORAGES = s3.storages(prefix)
+    settings.VAR_DIR, settings.WORK_DIR = tmp_path / "web", tmp_path / "worker"
+    paths = _write(tmp_path / "runs")
+    (tmp_path / "manifest.csv").write_text(MANIFEST)
+    whole = _import(_track("one"), paths, settings, 1, manifest=tmp_path / "manifest.csv")
+    opened = []
+    real = store.open_file
+    monkeypatch.setattr(store, "open_file", lambda name: (opened.append(name.rsplit("/", 1)[1]), real(name))[1])
+    job = _import(_track("split"), paths, settings, 2, manifest=tmp_path / "manifest.csv")
+    assert (job.status, job.error, job.result) == (Job.Status.DONE, "", whole.result)
+    assert _stored(job.collection) == _stored(whole.collection)
+    fetched = sorted(n for n in opened if n.endswith((".run", ".csv")))
+    assert fetched == sorted([p.name for p in paths] + ["manifest.csv"])  # each file once, by the part that reads it
+    assert s3.keys(f"{prefix}/uploads/") == [] and s3.keys(f"{prefix}/jobs/") == []
+    assert not [p for p in (tmp_path / "worker").rglob("*") if p.is_file()]
