@@ -71,7 +71,7 @@ def build_pool(job_id: int) -> None:
     with transaction.atomic():  # the hidden pool and its parts, or neither
         parts = split.plan(job, job.params["arguments"], int(getattr(settings, "JOB_PARTS", 1) or 1))
         if parts:
-            subjobs.split(job_id, task=pool_part, parts=parts, join=join_pool, failed=split.discard)
+            subjobs.split(job_id, task=pool_part, parts=parts, join=join_pool, on_failed=split.discard)
             return
     with jobs.running(job_id) as progress:
         _build(progress, _arguments(progress.job))

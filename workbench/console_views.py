@@ -125,8 +125,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
                       {"collection": collection, "uploads": _upload_forms((kind.name, form)), **limits}, status=400)
     manifest = form.cleaned_data.get("manifest") if "manifest" in kind.options else None
     directory = uploads.stage(form.cleaned_data["files"], manifest=manifest)
-    names = [f.name for f in form.cleaned_data["files"]]
-    shown = names if len(names) <= 10 else f"{len(names)} files ({', '.join(names[:3])}, …, {names[-1]})"
+    shown = uploads.shown_names([f.name for f in form.cleaned_data["files"]])
     job = jobs.job_start(kind.task, kind=f"{kind.label.split(' (')[0].lower()} import", user=request.user,
                          collection=collection, params={"directory": str(directory), "files": shown,
                                                         **({"manifest": manifest.name} if manifest else {}),

@@ -16,7 +16,7 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from django.conf import settings
@@ -153,16 +153,17 @@ def work_dir() -> Path:
 
 
 @contextlib.contextmanager
-def local_copy(prefix: str) -> Iterator[Path]:
-    """The files under ``prefix`` as a local folder for the block: the store's own folder on a local disk,
-    else each file downloaded (streamed) into a fresh folder of :func:`work_dir`, removed when the block ends."""
+def local_copy(prefix: str, only: Sequence[str] | None = None) -> Iterator[Path]:
+    """The files under ``prefix`` (``only`` these, named relative to it, if given) as a local folder for the
+    block: the store's own folder on a local disk, else each file downloaded (streamed) into a fresh folder of
+    :func:`work_dir`, removed when the block ends."""
     path = local_path(prefix)
     if path is not None:
         yield path
         return
     folder = Path(tempfile.mkdtemp(prefix="job-", dir=work_dir()))
     try:
-        for name in list_tree(prefix):
+        for name in list_tree(prefix) if only is None else [f"{prefix}/{name}" for name in only]:
             target = folder / PurePosixPath(name).relative_to(prefix)
             target.parent.mkdir(parents=True, exist_ok=True)
             with open_file(name) as source, open(target, "wb") as handle:

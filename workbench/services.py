@@ -1,4 +1,4 @@
-"""Writes of the shared domain: collections, topics, documents and runs.
+"""Writes of the shared domain: collections, topics, documents and runs (their import: ``workbench.run_imports``).
 
 Every import parses and validates all of its input before it writes anything, and writes in one
 transaction: a failed import leaves nothing behind.
@@ -6,12 +6,10 @@ transaction: a failed import leaves nothing behind.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,20 +18,13 @@ import pyarrow.compute as pc
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from workbench import runstore
 from workbench.bulk import insert_columns
-from workbench.formats import FormatError, iter_documents, read_run, read_topics
-from workbench.formats.manifest import ManifestEntry, header_fields
-from workbench.models import Collection, Document, Run, RunData, Topic, validate_scale
-
-
-class ImportRefused(Exception):
-    """Input that cannot be imported; ``problems`` holds one line per problem."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        more = f" (and {len(self.problems) - 1} more problems)" if len(self.problems) > 1 else ""
-        super().__init__(f"{self.problems[0]}{more}")
+from workbench.formats import FormatError, iter_documents, read_topics
+from workbench.models import Collection, Document, Run, Topic, validate_scale
+from workbench.refusals import ImportRefused
+from workbench.run_imports import ImportedRun as ImportedRun  # the runs' import, named here as before
+from workbench.run_imports import RunSpec as RunSpec
+from workbench.run_imports import runs_import as runs_import
 
 
 def parse_scale(text: str) -> list[dict]:
@@ -222,139 +213,6 @@ def documents_import(*, collection: Collection, sources: Sequence[str | Path], r
                 fresh, stale = _write_documents(collection, batch, replace)
                 created, updated = created + fresh, updated + stale
     return ImportSummary(created=created, updated=updated)
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run file to import, with the metadata the organizer gives it."""
-
-    source: str | Path
-    team: str = ""
-    description: str = ""
-    contributes: bool = True
-    pool_priority: int = 1
-    run_type: str = ""
-    #: the file's name as the user gave it (messages and ``Run.source_file``); default: the source's
-    name: str = ""
-
-    @property
-    def shown(self) -> str:
-        return self.name or str(self.source)
-
-
-@dataclass(frozen=True)
-class ImportedRun:
-    run: Run
-    warnings: tuple[str, ...]
-    metadata: dict | None = None  # the file's metadata header (ir_metadata), if it has one
-
-
-def _sha256_of(source: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(source, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _parsed_runs(collection: Collection, specs: list[RunSpec], max_problems: int,
-                 progress: Callable[[int], None] | None) -> list:
-    """Every file read and checked like a submission; all problems of all files, or (spec, RunFile) pairs."""
-    known_qids = set(collection.topics.values_list("qid", flat=True)) or None
-    parsed, problems = [], []
-    for spec in specs:
-        try:
-            parsed.append((spec, read_run(spec.source, name=spec.name or None, max_depth=collection.max_depth,
-                                          known_qids=known_qids, max_problems=max_problems)))
-        except FormatError as exc:
-            problems.extend(exc.problems)
-        if progress:
-            progress(1)
-    if problems:
-        raise ImportRefused(problems)
-    tags = [run_file.tag for _, run_file in parsed]
-    dupes = sorted({t for t in tags if tags.count(t) > 1})
-    if dupes:
-        raise ImportRefused([f"run tag {t!r} appears in more than one file" for t in dupes])
-    return parsed
-
-
-def _store_run(collection: Collection, spec: RunSpec, run_file, blob: bytes) -> Run:
-    frame = run_file.frame
-    run = Run.objects.create(
-        collection=collection, tag=run_file.tag, team=spec.team, description=spec.description,
-        source_file=(spec.name or Path(str(spec.source)).name)[:500], contributes=spec.contributes,
-        pool_priority=spec.pool_priority, run_type=spec.run_type, num_topics=int(frame["qid"].nunique()), num_entries=len(frame),
-        sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "")
-    RunData.objects.create(run=run, table=blob)
-    return run
-
-
-def _resolved(spec: RunSpec, run_file, entry: ManifestEntry | None) -> RunSpec:
-    """The run's metadata: the manifest's line first, then the file's ir_metadata header, then the
-    upload's defaults (``spec``)."""
-    header = header_fields(run_file.metadata)
-    chosen = {name: header.get(name, getattr(spec, name)) for name in ("team", "run_type", "description")}
-    if entry is not None:
-        for name, value in (("team", entry.team), ("run_type", entry.type), ("description", entry.description)):
-            if value is not None:
-                chosen[name] = value
-    contributes = spec.contributes if entry is None or entry.contributes is None else entry.contributes
-    priority = spec.pool_priority if entry is None or entry.priority is None else entry.priority
-    return dataclasses.replace(spec, contributes=contributes, pool_priority=priority, **chosen)
-
-
-def _check_manifest(manifest: Mapping[str, ManifestEntry], manifest_name: str, tags: list[str]) -> None:
-    uploaded = set(tags)
-    unknown = [entry for tag, entry in manifest.items() if tag not in uploaded]
-    if unknown:
-        shown = ", ".join(sorted(uploaded)[:10]) + (" …" if len(uploaded) > 10 else "")
-        raise ImportRefused([f"{manifest_name}:{e.line}: run tag {e.tag!r} is not among the uploaded runs "
-                             f"({shown})" for e in sorted(unknown, key=lambda e: e.line)])
-
-
-def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,
-                max_problems: int = 20, progress: Callable[[int], None] | None = None,
-                accept: Callable[[list], None] | None = None,
-                stored: Callable[[list[ImportedRun]], None] | None = None,
-                manifest: Mapping[str, ManifestEntry] | None = None,
-                manifest_name: str = "manifest") -> list[ImportedRun]:
-    """Validate every run file like a submission checker, then store them all or none.
-
-    Files are read, checked and encoded before the transaction that stores them begins, so the
-    database is locked only while the runs are written. ``accept`` sees the checked run files first, inside
-    the transaction that stores them (so it may lock what its rules count, and its rules hold however many
-    imports run at once), and may refuse them (:class:`ImportRefused`); ``stored`` sees the stored runs in
-    the same transaction. ``progress`` is called with 1 after each file is validated and after each run
-    is stored.
-
-    A run's team, type and description come from its line in ``manifest`` (by run tag; see
-    :mod:`workbench.formats.manifest`), else from its file's ir_metadata header, else from its spec;
-    contribution and priority from the manifest, else the spec. A manifest line naming a run not
-    uploaded refuses the whole import (``manifest.csv:LINE: ...``)."""
-    parsed = _parsed_runs(collection, list(specs), max_problems, progress)
-    tags = [run_file.tag for _, run_file in parsed]
-    if manifest is not None:
-        _check_manifest(manifest, manifest_name, tags)
-    parsed = [(_resolved(spec, run_file, (manifest or {}).get(run_file.tag)), run_file) for spec, run_file in parsed]
-    blobs = [runstore.encode(run_file.frame) for _, run_file in parsed]
-    imported = []
-    with transaction.atomic():
-        if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
-            accept([run_file for _, run_file in parsed])
-        existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
-        if existing and not replace:
-            raise ImportRefused([f"{spec.shown}: run {rf.tag!r} is already in collection {collection.slug!r} "
-                                 "(use --replace to replace it)" for spec, rf in parsed if rf.tag in existing])
-        collection.runs.filter(tag__in=existing).delete()
-        for (spec, run_file), blob in zip(parsed, blobs, strict=True):
-            run = _store_run(collection, spec, run_file, blob)
-            imported.append(ImportedRun(run=run, warnings=run_file.warnings, metadata=run_file.metadata))
-            if progress:
-                progress(1)
-        if stored is not None:
-            stored(imported)
-    return imported
 
 
 @transaction.atomic

@@ -11,13 +11,17 @@ and finishes the job as it finished before it was split. The result never depend
 The job shows the progress of all: ``done`` of ``total`` parts. A part whose worker died is settled by the
 sweep (``workbench.jobs``) like any job: queued again once (registered with :func:`recovery`), then the job
 fails saying which part could not finish. A part's task that was superseded (a retry queued it again) or
-that finds its part done does nothing: no part's work is done twice.
+that finds its part done does nothing: no part's work is done twice. A job may name a clean-up (``split``'s
+``on_failed``: its staged upload removed, say) called once if it fails in a part, or its join dies.
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import itertools
 import json
+import logging
 from collections.abc import Iterator, Sequence
 
 from django.db import transaction
@@ -28,7 +32,9 @@ from workbench import files as store
 from workbench import jobs
 from workbench.models import Job
 
-__all__ = ["keep", "outputs", "part", "recovery", "split", "superseded"]
+__all__ = ["balanced", "keep", "outputs", "part", "recovery", "split", "superseded"]
+
+logger = logging.getLogger("workbench.jobs")
 
 
 def superseded(job: Job, context) -> bool:
@@ -36,11 +42,27 @@ def superseded(job: Job, context) -> bool:
     return bool(job.task_id) and context is not None and job.task_id != str(context.task_result.id)[:64]
 
 
-def split(job_id: int, *, task, parts: Sequence[dict], join, failed=None) -> Job:
+def balanced(sizes: Sequence[int], parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous slices ``(start, stop)`` of items of these sizes (in their order), each of about the
+    same total size and none empty (fewer when there are fewer items)."""
+    parts = max(1, min(parts, len(sizes)))
+    totals = list(itertools.accumulate(sizes, initial=0))
+    cuts = [0]
+    for i in range(1, parts):
+        target = totals[-1] * i / parts
+        at = bisect.bisect_left(totals, target, lo=cuts[-1] + 1, hi=len(sizes) - (parts - i))
+        if at > cuts[-1] + 1 and target - totals[at - 1] < totals[at] - target:
+            at -= 1  # the cut just before the target is the nearer
+        cuts.append(at)
+    cuts.append(len(sizes))
+    return list(itertools.pairwise(cuts))
+
+
+def split(job_id: int, *, task, parts: Sequence[dict], join, on_failed=None) -> Job:
     """Mark the job running and queue ``task(part_id)`` for each of ``parts`` (the parameters of each part),
-    in one transaction; ``join(job_id)`` is queued once the last part is done; ``failed(job)`` (a module-level
-    function) is called once if a part fails (to remove what the parts wrote). A job split before (its
-    planner was retried) keeps its parts."""
+    in one transaction; ``join(job_id)`` is queued once the last part is done; ``on_failed(job)`` (a function
+    of a module) is called once if the job fails in a part or its join dies. A job split before (its planner
+    was retried) keeps its parts."""
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.parts.exists():
@@ -48,8 +70,9 @@ def split(job_id: int, *, task, parts: Sequence[dict], join, failed=None) -> Job
         now = timezone.now()
         job.status, job.started_at, job.heartbeat_at = Job.Status.RUNNING, job.started_at or now, now
         job.done, job.total, job.step = 0, len(parts), f"0 of {len(parts)} parts done (waiting for workers)"
-        job.params = {**job.params, "join": join.module_path,
-                      **({"failed": f"{failed.__module__}.{failed.__qualname__}"} if failed else {})}
+        job.params = {**job.params, "join": join.module_path}
+        if on_failed is not None:
+            job.params["on_failed"] = f"{on_failed.__module__}.{on_failed.__qualname__}"
         job.save()
         for index, params in enumerate(parts):
             child = Job.objects.create(kind=f"{job.kind} (part)"[:64], parent=job, collection=job.collection,
@@ -129,8 +152,19 @@ def _fail(parent_id: int, child: Job) -> None:
         job.status, job.finished_at = Job.Status.FAILED, timezone.now()
         job.error = f"part {index + 1} of {job.total}: {child.error}"[:2000]
         job.save(update_fields=["status", "finished_at", "error"])
-    if job.params.get("failed"):
-        import_string(job.params["failed"])(job)
+    _failed(job)
+
+
+def _failed(job: Job) -> None:
+    """The failed job's own clean-up (``split``'s ``on_failed``), if it names one; a clean-up that fails is
+    logged (it never stops the sweep or a part)."""
+    name = (job.params or {}).get("on_failed")
+    if not name:
+        return
+    try:
+        import_string(name)(job)
+    except Exception as exc:  # noqa: BLE001 - left for a later clean-up
+        logger.warning("job %s: its clean-up after failing did not finish: %s", job.pk, exc)
 
 
 def _part_died(child: Job) -> None:
@@ -144,4 +178,4 @@ def recovery(part_task, join_task, *, join_retry: bool = True) -> None:
     output), and fails its job if it dies again; so is the join with ``join_retry`` (it reads the parts and
     writes the job's output whole), else its job fails."""
     jobs.recovery(part_task, retry=True, on_failed=_part_died)
-    jobs.recovery(join_task, retry=join_retry)
+    jobs.recovery(join_task, retry=join_retry, on_failed=_failed)

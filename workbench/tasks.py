@@ -1,18 +1,25 @@
 """The workbench's background jobs: imports of uploaded topics, documents and runs (run by
-``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``)."""
+``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``). An import of many run files is split
+into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.subjobs``; :func:`import_runs`)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
+from django.conf import settings
 from django_tasks import task
 
 from workbench import files as store
-from workbench import jobs, uploads
+from workbench import jobs, subjobs, uploads
 from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
+from workbench.jobs import MAX_PROBLEMS
+from workbench.models import Job
+from workbench.run_imports import checked_bytes, checked_runs, runs_check, runs_settle, runs_store
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
 
@@ -25,7 +32,7 @@ def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploa
     prefix = uploads.staged_prefix(progress.job.params.get("directory"))
     try:
         if not prefix or not store.list_tree(prefix):
-            raise ImportRefused(["the uploaded files are gone (the job ran before, or they were removed)"])
+            raise ImportRefused([uploads.GONE])
         with store.local_copy(prefix) as directory:
             files = uploads.Staged(directory, [], {})
             try:
@@ -93,28 +100,163 @@ def _run_line(imported) -> str:
             + ("offered to the pool" if run.contributes else "not offered to the pool") + f"); {', '.join(said)}")
 
 
+def _specs(files: uploads.Staged, params: dict) -> list[RunSpec]:
+    """The job's run files with the upload's defaults (team, description, contribution, priority)."""
+    return [RunSpec(source=path, name=files.name(path), team=params.get("team") or "",
+                    description=params.get("description") or "", contributes=params.get("contributes", True),
+                    pool_priority=params.get("pool_priority") or 1)
+            for path in files]
+
+
+def _advancing(progress: jobs.Progress, files: int, done: int = 0):
+    """``progress`` of checking ``files`` run files (1 after each), then of storing them."""
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        progress.step(f"checking {files} run files" if done <= files else "storing the runs", done=done)
+
+    return advance
+
+
+def _finish_runs(progress: jobs.Progress, imported: list, rename=str) -> None:
+    warnings = [rename(w) for i in imported for w in i.warnings]
+    progress.finish(lines=[_run_line(i) for i in imported], warnings=warnings[:1000])
+
+
 @task()
 def import_runs(job_id: int) -> None:
+    """Import the uploaded run files, all or none. With ``JOB_PARTS`` > 1 and at least two files a part (no
+    archive among them) the files are split into parts any worker claims (:func:`_run_slices`): each part reads,
+    checks and encodes its own files (:func:`import_runs_part`), and :func:`join_runs_import` stores them all."""
+    job = Job.objects.get(pk=job_id)
+    slices = _run_slices(job)
+    if slices or job.parts.exists():  # split (a planner retried after it split keeps its parts)
+        subjobs.split(job_id, task=import_runs_part, parts=slices, join=join_runs_import, on_failed=_discard_upload)
+        return
     with jobs.running(job_id) as progress, staged(progress, archives=True) as files:
         job, params = progress.job, progress.job.params
         manifest, manifest_name = _manifest(files)
-        specs = [RunSpec(source=path, name=files.name(path), team=params.get("team") or "",
-                         description=params.get("description") or "", contributes=params.get("contributes", True),
-                         pool_priority=params.get("pool_priority") or 1)
-                 for path in files]
+        specs = _specs(files, params)
         progress.step(f"checking {len(specs)} run files", done=0, total=2 * len(specs))
-        done = 0
-
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            progress.step(f"checking {len(specs)} run files" if done <= len(specs) else "storing the runs",
-                          done=done)
-
         imported = runs_import(collection=job.collection, specs=specs, replace=params.get("replace", False),
-                               max_problems=1000, progress=advance, manifest=manifest, manifest_name=manifest_name)
-        warnings = [files.rename(w) for i in imported for w in i.warnings]
-        progress.finish(lines=[_run_line(i) for i in imported], warnings=warnings[:1000])
+                               max_problems=MAX_PROBLEMS, progress=_advancing(progress, len(specs)),
+                               manifest=manifest, manifest_name=manifest_name)
+        _finish_runs(progress, imported, files.rename)
+
+
+def start_runs_import(collection, paths: Sequence[str | Path], *, manifest: str | Path | None = None, user=None,
+                      **options) -> Job:
+    """Start the import of local run files as the console's upload does (for scripts and benchmarks): the files
+    copied into the file store (``uploads.stage``), then the job queued, split with ``JOB_PARTS`` > 1 like an
+    upload's. ``options``: the upload form's (team, description, contributes, pool_priority, replace)."""
+    from django.core.files import File
+
+    def opened(path) -> File:
+        return File(open(path, "rb"), name=Path(path).name)  # noqa: SIM115 - stage() closes it once stored
+
+    prefix = uploads.stage((opened(p) for p in paths), manifest=opened(manifest) if manifest else None)
+    return jobs.job_start(import_runs, kind="runs import", user=user, collection=collection,
+                          params={"directory": prefix, "files": uploads.shown_names([Path(p).name for p in paths]),
+                                  **({"manifest": Path(manifest).name} if manifest else {}), **options})
+
+
+def _run_slices(job: Job) -> list[dict]:
+    """The parts of a split import: ``JOB_PARTS`` contiguous slices of the staged files (in the order given) of
+    about the same bytes; [] (one worker) when ``JOB_PARTS`` is 1, with fewer than two files a part, or with an
+    archive among them (unpacked on one worker)."""
+    shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
+    prefix = uploads.staged_prefix(job.params.get("directory"))
+    if shares <= 1 or not prefix:
+        return []
+    files = (uploads.staged_names(prefix) or {}).get("files") or []
+    if len(files) < 2 * shares or any(uploads.is_archive(original) for _, original in files):
+        return []
+    try:
+        sizes = [store.size(f"{prefix}/{name}") for name, _ in files]
+    except Exception:  # noqa: BLE001 - a file gone (or the store unreachable): one worker says why, in one line
+        return []
+    return [{"files": files[start:stop]} for start, stop in subjobs.balanced(sizes, shares)]
+
+
+@task(takes_context=True)
+def import_runs_part(context, job_id: int) -> None:
+    """One part of a split import: its own staged files (only those are fetched) read, checked and encoded as
+    one worker does, kept for the join with their warnings, or every problem they have; both naming the files
+    as the user named them."""
+    with subjobs.part(job_id, context) as progress:
+        if progress is None:
+            return
+        job, parent = progress.job, progress.job.parent
+        names = job.params["files"]
+        prefix = uploads.staged_prefix(parent.params.get("directory"))
+        if not uploads.staged_names(prefix):
+            raise ImportRefused([uploads.GONE])
+        progress.step(f"part {job.params['part'] + 1} of {parent.total}: checking {len(names)} run files",
+                      done=0, total=len(names))
+        with store.local_copy(prefix, only=[name for name, _ in names]) as directory:
+            files = uploads.Staged(directory, [directory / n for n, _ in names], {directory / n: o for n, o in names})
+            try:
+                checked, problems = runs_check(job.collection, _specs(files, parent.params), max_problems=MAX_PROBLEMS,
+                                               progress=_advancing(progress, len(names)))
+            except OSError as exc:  # a disk error names the staged path: the user's name instead
+                raise files.refused(exc) from exc
+        if problems:
+            subjobs.keep(progress, {"problems": files.refused(ImportRefused(problems)).problems})
+            return
+        subjobs.keep(progress, checked_bytes([dataclasses.replace(c, warnings=tuple(map(files.rename, c.warnings)))
+                                              for c in checked]))
+
+
+def _staged_manifest(job: Job) -> tuple[dict | None, str]:
+    """The manifest of the job's upload, if it has one (only that file fetched), as :func:`_manifest` reads it."""
+    prefix = uploads.staged_prefix(job.params.get("directory"))
+    recorded = uploads.staged_names(prefix)
+    if recorded is None:
+        raise ImportRefused([uploads.GONE])
+    if not recorded.get("manifest"):
+        return None, "manifest"
+    name, original = recorded["manifest"]
+    with store.local_copy(prefix, only=[name]) as directory:
+        files = uploads.Staged(directory, [], {directory / name: original}, directory / name)
+        try:
+            return _manifest(files)
+        except (ImportRefused, OSError) as exc:
+            raise files.refused(exc) from None
+
+
+@task(takes_context=True)
+def join_runs_import(context, job_id: int) -> None:
+    """The runs of a split import stored from its parts' outputs, as one worker stores them: refused with every
+    problem of every file (in the files' order), else all stored in one transaction."""
+    job = Job.objects.get(pk=job_id)
+    if job.finished or subjobs.superseded(job, context):
+        return
+    with jobs.running(job_id) as progress:
+        try:
+            job, params = progress.job, progress.job.params
+            progress.step("joining the parts")
+            manifest, manifest_name = _staged_manifest(job)
+            outputs = subjobs.outputs(job)
+            problems = [p for found in outputs if isinstance(found, dict) for p in found["problems"]]
+            if problems:
+                raise ImportRefused(problems)
+            checked = []
+            while outputs:  # each part's bytes let go once read: the runs' tables are held once
+                checked.extend(checked_runs(outputs.pop(0)))
+            progress.step("storing the runs", done=len(checked), total=2 * len(checked))
+            imported = runs_store(job.collection, runs_settle(checked, manifest=manifest, manifest_name=manifest_name),
+                                  replace=params.get("replace", False),
+                                  progress=_advancing(progress, len(checked), len(checked)))
+            _finish_runs(progress, imported)
+        finally:
+            _discard_upload(job)
+
+
+def _discard_upload(job: Job) -> None:
+    """A split import's staged upload and its parts' outputs removed (its join ended, or it failed)."""
+    store.delete_tree(uploads.staged_prefix(job.params.get("directory")))
+    store.delete_tree(f"jobs/{job.pk}/parts")
 
 
 uploads.register(uploads.UploadKind(
@@ -133,6 +275,8 @@ uploads.register(uploads.UploadKind(
 # each import reads its staged files and writes in one transaction: a job whose worker died is retried once
 for _task in (import_topics, import_documents, import_runs):
     jobs.recovery(_task, retry=True)
+# a part writes only its own output, the join stores in one transaction: each is retried once
+subjobs.recovery(import_runs_part, join_runs_import)
 
 
 @task()

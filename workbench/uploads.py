@@ -34,10 +34,12 @@ from django.shortcuts import render
 from workbench import files as store
 from workbench.services import ImportRefused
 
-__all__ = ["ARCHIVE_SUFFIXES", "KINDS", "Staged", "UploadKind", "UploadLimitsMiddleware", "is_archive",
+__all__ = ["ARCHIVE_SUFFIXES", "GONE", "KINDS", "Staged", "UploadKind", "UploadLimitsMiddleware", "is_archive",
            "max_files", "open_staged", "register", "relative_problems", "safe_name", "stage", "staged_files",
-           "staged_prefix"]
+           "shown_names", "staged_names", "staged_prefix"]
 
+#: what a job whose staged upload is no longer there says
+GONE = "the uploaded files are gone (the job ran before, or they were removed)"
 #: archives a job unpacks into their files (runs and documents)
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _NAMES = ".names.json"  # the staged files' names as the user gave them (staged names never start with '.')
@@ -110,6 +112,12 @@ def stage(files, *, manifest=None) -> str:
     return prefix
 
 
+def shown_names(names: Sequence[str]) -> str | list[str]:
+    """The uploaded files' names as a job's page lists them (the first and last of many)."""
+    names = list(names)
+    return names if len(names) <= 10 else f"{len(names)} files ({', '.join(names[:3])}, …, {names[-1]})"
+
+
 def staged_prefix(value) -> str:
     """The staged upload a job's parameter names (``uploads/<hex>``, or the path under ``VAR_DIR/uploads``
     earlier versions recorded), only if it lies under ``uploads/`` (never anything else); else ""."""
@@ -146,6 +154,19 @@ class Staged:
         return ImportRefused([self.rename(str(p)) for p in problems])
 
 
+def staged_names(prefix: str) -> dict | None:
+    """The staged upload's record of its files' names (``{"files": [[staged, original], …], "manifest": …}``),
+    read from the file store without copying the files; None if there is none."""
+    name = f"{prefix}/{_NAMES}"
+    if not prefix or not store.exists(name):
+        return None
+    try:
+        with store.open_file(name) as handle:
+            return json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+
+
 def _recorded(directory: Path) -> dict | None:
     try:
         return json.loads((directory / _NAMES).read_text())
@@ -157,7 +178,7 @@ def staged_files(directory: str | Path) -> list[Path]:
     """A job's files, in the order they were given (names are unique within the directory)."""
     directory = Path(directory)
     if not directory.is_dir():
-        raise ImportRefused(["the uploaded files are gone (the job ran before, or they were removed)"])
+        raise ImportRefused([GONE])
     recorded = _recorded(directory)
     if recorded is not None:
         return [directory / staged for staged, _ in recorded["files"]]

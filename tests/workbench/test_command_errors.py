@@ -138,7 +138,7 @@ def test_topics_runs_and_qrels_are_read_before_the_write_transaction_opens(tmp_p
     from django.db import connection
 
     from judging import services as judging_services
-    from workbench import services
+    from workbench import run_imports, services
 
     collection = factories.collection_with_topics()
     seen = []
@@ -158,7 +158,7 @@ def test_topics_runs_and_qrels_are_read_before_the_write_transaction_opens(tmp_p
         path.write_text("401\tnew topic\n")
         services.topics_import(collection=collection, source=path)
     elif kind == "runs":
-        watch(services, "read_run")
+        watch(run_imports, "read_run")
         path = tmp_path / "r.run"
         path.write_text(factories.run_lines("r", {"301": ["d1", "d2"]}))
         services.runs_import(collection=collection, specs=[services.RunSpec(source=path)])
