@@ -2,21 +2,27 @@
 
     .venv/bin/python tests/benchmarks/bench_split_jobs.py [--runs 100] [--topics 50] [--depth 1000]
         [--pool-depth 100] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3] [--generated DIR]
-        [--evaluation-only]
+        [--jobs import,pool,evaluation,board]
 
 Generates a track as ``bench_evaluation.py`` does (seeded; with ``--generated`` the files are kept in DIR and
-read again next time), imports it in this process into a fresh database (SQLite, or a fresh PostgreSQL database
-with ``--postgres``, dropped after), then times, with 1 worker (``JOB_PARTS=1``: not split) and with 2 workers
-(``JOB_PARTS=2``), each in its own working directory (and, with ``--s3``, its own ``VAR_DIR``: the files are in
-the bucket; without, the workers share the local disk): a depth-``--pool-depth`` pool build over every run
-(queued to done; split by runs), and the full evaluation (leaderboard and leave-one-out by run and by team;
-split by topic) of that pool judged (30% relevant), cold: no board job runs before it (a stored board is what
-one worker's report reads). Then the board job the leaderboard's first page waits for ("leaderboard cold",
-one worker: not split). With ``--s3`` the files go to a SeaweedFS server started for the run. A job is timed
-once every worker is up (with the jobs' modules loaded, as a worker has after its first job) and nothing else
-is queued; the parts alone (first start to last end), the planning and the join are printed too. Checks that
-both layouts give the same pool and the same report. Prints a markdown table. The machine is shared: timings
-are noisy; each worker is one process, so two workers use two cores.
+read again next time) into a fresh database (SQLite, or a fresh PostgreSQL database with ``--postgres``,
+dropped after), then times each job of ``--jobs`` with 1 worker (``JOB_PARTS=1``: not split) and with 2
+workers (``JOB_PARTS=2``), each worker in its own working directory (and, with ``--s3``, its own ``VAR_DIR``:
+the files are in the bucket; without, the workers share the local disk):
+
+- the import of every run file as one job (staged first, as an upload; split by files), into a collection of
+  its own each time (a job left out is done in this process);
+- a new depth-``--pool-depth`` pool over every run (split by topic; the pool hidden until published);
+- the full evaluation (leaderboard and leave-one-out by run and by team; split by topic) of that pool judged
+  (30% relevant), cold: no board stored (a stored board is what one worker's report reads);
+- the board job the leaderboard's first page waits for ("leaderboard cold", extras included; split by topic),
+  the stored boards removed before each.
+
+With ``--s3`` the files go to a SeaweedFS server started for the run. A job is timed from queued to done, once
+every worker is up (with the jobs' modules loaded, as a worker has after its first job) and nothing else is
+queued; the parts alone (first start to last end), the planning and the join are printed too. Checks that
+both layouts give the same runs, pool, report and board. Prints a markdown table. The machine is shared:
+timings are noisy; each worker is one process, so two workers use two cores.
 """
 
 from __future__ import annotations
@@ -168,14 +174,24 @@ def _peak(pid: int) -> int:
     return next((int(line.split()[1]) for line in text.splitlines() if line.startswith("VmHWM:")), 0)
 
 
-def _board(collection, tmp: Path, env: dict) -> float:
+def _boards(collection, tmp: Path, env: dict, rows: list) -> None:
     """The leaderboard's first page after the judgments waits for the board job (scores and the results
-    pages' extras, leave-one-out among them): its time, one worker (it is not split)."""
-    from evaluation import board
+    pages' extras, leave-one-out among them): with one worker and with two, the stored files removed in
+    between (a board job that finds its board stored does nothing); the same board both times."""
+    from evaluation import board, board_store
 
-    seconds, _, _ = _run(None, "board", collection, {}, 1, tmp, env,
-                         start=lambda: board.request_board(collection, ["adjudicated"]))
-    return seconds
+    found = {}
+    for workers in (1, 2):
+        for folder in (str(collection.pk), f"{collection.pk}/extras"):
+            for name in board_store.names(folder):
+                board_store.delete(name)
+        seconds, _, section = _run(None, "board", collection, {}, workers, tmp, env,
+                                   start=lambda: board.request_board(collection, ["adjudicated"]))
+        rows.append(("leaderboard cold (the board job, extras included)", workers, seconds, section))
+        stored = board.current(collection, "adjudicated")
+        found[workers] = ({tag: (s.aggregate, {n: list(v) for n, v in s.values.items()})
+                           for tag, s in stored.scores.items()}, stored.meta)
+    assert repr(found[1]) == repr(found[2]), "the split board differs"
 
 
 def _drain() -> None:
@@ -203,11 +219,13 @@ def main() -> None:
     parser.add_argument("--pool-depth", type=int, default=100)
     parser.add_argument("--postgres", default="")
     parser.add_argument("--s3", action="store_true")
-    parser.add_argument("--evaluation-only", action="store_true",
-                        help="time the full evaluation only (the pool built in this process, no board job)")
-    parser.add_argument("--pool-only", action="store_true", help="time the pool build only")
+    parser.add_argument("--jobs", default=",".join(JOBS),
+                        help=f"the jobs to time, of {','.join(JOBS)} (the others are done in this process)")
     parser.add_argument("--generated", default="", help="a folder to keep the generated files in (and read again)")
     args = parser.parse_args()
+    timed = [j for j in args.jobs.split(",") if j]
+    if set(timed) - set(JOBS):
+        parser.error(f"--jobs: choose among {', '.join(JOBS)}")
     with tempfile.TemporaryDirectory() as name, ExitStack() as stack:
         tmp = Path(name)
         if args.postgres:
@@ -222,60 +240,99 @@ def main() -> None:
             os.environ.update(stack.enter_context(running_s3()).env("bench"))
         _setup(database, tmp / "var")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        clock = time.perf_counter()
-        collection = _import(tmp, args)
-        imported = time.perf_counter() - clock
-        from evaluation.tasks import evaluate_collection
-        from pooling.models import Pool
-        from pooling.selectors import pool_provenance
-        from pooling.tasks import build_pool
-
-        rows, pools, reports = [], {}, {}
-        for workers in (1, 2) if not args.evaluation_only else ():
-            arguments = {"name": f"p{workers}", "strategy": "depth", "depth": args.pool_depth, "seed": 1}
-            seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
-            rows.append((f"depth-{args.pool_depth} pool build", workers, seconds, section))
-            pool = Pool.objects.get(name=f"p{workers}")
-            pools[workers] = (sorted(pool.entries.values_list("topic__qid", "docno", "judging_order")),
-                              pool_provenance(pool), {k: v for k, v in pool.params.items() if k != "history"})
-        if args.evaluation_only:
-            from pooling.services import pool_build
-
-            pool_build(collection=collection, name="p1", strategy="depth", depth=args.pool_depth, seed=1)
-        else:
-            assert pools[1][0] == pools[2][0] and pools[1][1].equals(pools[2][1]), "the split pool differs"
-            assert {**pools[1][2], "name": 0} == {**pools[2][2], "name": 0}, "the split pool's record differs"
-        del pools
-        if args.pool_only:
-            _table(rows, args, imported, float("nan"))
-            return
-        _judge(collection, tmp, "p1")
-        for workers in (1, 2):  # cold: no board stored (a stored board is what one worker's report reads)
-            seconds, job, section = _run(evaluate_collection, "evaluation", collection,
-                                         {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]},
-                                         workers, tmp, env)
-            rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds, section))
-            reports[workers] = _report(job)
-        assert reports[1] == reports[2], "the split report differs"
-        board = _board(collection, tmp, env) if not args.evaluation_only else float("nan")
-        _table(rows, args, imported, board)
+        rows: list = []
+        collection = _imports(tmp, args, env, rows) if "import" in timed else _import(tmp, args)
+        _pools(collection, tmp, args, env, rows, timed=("pool" in timed))
+        if "evaluation" in timed or "board" in timed:
+            _judge(collection, tmp, "p1")
+        if "evaluation" in timed:
+            _evaluations(collection, tmp, env, rows)
+        if "board" in timed:
+            _boards(collection, tmp, env, rows)
+        _table(rows, args)
 
 
-def _table(rows: list, args, imported: float, board: float) -> None:
+#: the jobs the benchmark times, in the order it runs them
+JOBS = ("import", "pool", "evaluation", "board")
+
+
+def _imports(tmp: Path, args, env: dict, rows: list):
+    """The import of every run file as one job (``start_runs_import``: staged first, as an upload), into a
+    collection of its own with one worker and with two; the same runs both times."""
+    from workbench.models import Run
+    from workbench.services import collection_create, topics_import
+    from workbench.tasks import start_runs_import
+
+    paths, topics_path = _generated(tmp, args)
+    manifest = tmp / "manifest.csv"
+    manifest.write_text("tag,team\n" + "".join(f"run{i:03d},team{i // 3}\n" for i in range(len(paths))))
+    stored = {}
+    for workers in (1, 2):
+        collection = collection_create(slug=f"bench{workers}")
+        topics_import(collection=collection, source=topics_path)
+        seconds, _, section = _run(None, "runs import", collection, {}, workers, tmp, env,
+                                   start=lambda c=collection: start_runs_import(c, paths, manifest=manifest))
+        rows.append((f"import of {len(paths):,} run files", workers, seconds, section))
+        stored[workers] = sorted(Run.objects.filter(collection=collection).values_list(
+            "tag", "team", "num_entries", "num_topics", "sha256", "data__table"))
+    assert stored[1] == stored[2], "the split import differs"
+    from workbench.models import Collection
+
+    return Collection.objects.get(slug="bench1")
+
+
+def _pools(collection, tmp: Path, args, env: dict, rows: list, *, timed: bool) -> None:
+    """A depth-k pool of every run, built with one worker and with two (the same pool), or in this process."""
+    from pooling.models import Pool
+    from pooling.selectors import pool_provenance
+    from pooling.services import pool_build
+    from pooling.tasks import build_pool
+
+    if not timed:
+        pool_build(collection=collection, name="p1", strategy="depth", depth=args.pool_depth, seed=1)
+        return
+    pools = {}
+    for workers in (1, 2):
+        arguments = {"name": f"p{workers}", "strategy": "depth", "depth": args.pool_depth, "seed": 1}
+        seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
+        rows.append((f"depth-{args.pool_depth} pool build", workers, seconds, section))
+        pool = Pool.objects.get(name=f"p{workers}")
+        pools[workers] = (sorted(pool.entries.values_list("topic__qid", "docno", "judging_order")),
+                          pool_provenance(pool), {k: v for k, v in pool.params.items() if k != "history"})
+    assert pools[1][0] == pools[2][0] and pools[1][1].equals(pools[2][1]), "the split pool differs"
+    assert pools[1][2] == pools[2][2], "the split pool's record differs"
+    Pool.objects.filter(name="p2").delete()  # one pool, judged, for what follows
+
+
+def _evaluations(collection, tmp: Path, env: dict, rows: list) -> None:
+    from evaluation.tasks import evaluate_collection
+
+    reports = {}
+    for workers in (1, 2):  # cold: no board stored (a stored board is what one worker's report reads)
+        seconds, job, section = _run(evaluate_collection, "evaluation", collection,
+                                     {"policy": "adjudicated", "measures": ["map", "P.10", "ndcg_cut.10"]},
+                                     workers, tmp, env)
+        rows.append(("full evaluation (board + leave-one-out by run and team)", workers, seconds, section))
+        reports[workers] = _report(job)
+    assert reports[1] == reports[2], "the split report differs"
+
+
+def _table(rows: list, args) -> None:
     lines = args.runs * args.topics * args.depth
     print(f"\n{args.runs} runs x {args.topics} topics x {args.depth} documents ({lines:,} lines) on "
-          f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; import (one process, "
-          f"not a split job) {imported:.1f} s; leaderboard cold (the board job after the judgments, one "
-          f"worker, not split) {board:.1f} s; worker peak memory {max(PEAKS, default=0) / 1024:,.0f} MiB; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+          f"{'PostgreSQL' if args.postgres else 'SQLite'}{' + S3' if args.s3 else ''}; worker peak memory "
+          f"{max(PEAKS, default=0) / 1024:,.0f} MiB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
     print("| job | 1 worker | 2 workers | ratio | parts alone (1 worker → 2) | ratio |\n"
           "|---|---:|---:|---:|---:|---:|")
+    totals = [0.0, 0.0]
     for label in dict.fromkeys(r[0] for r in rows):
         (one, one_part), (two, two_part) = ((s, p) for r, w, s, p in rows if r == label)
+        totals = [totals[0] + one, totals[1] + two]
         print(f"| {label} | {one:.1f} s | {two:.1f} s | {two / one:.2f} | {one_part:.1f} s → {two_part:.1f} s "
               f"| {two_part / one_part:.2f} |")
-    print("\nSame pool and same report with one worker and with two: yes")
-
+    if len(rows) > 2:
+        print(f"| all of them | {totals[0]:.1f} s | {totals[1]:.1f} s | {totals[1] / totals[0]:.2f} | | |")
+    print("\nThe same runs, pool, report and board with one worker and with two: yes")
 
 if __name__ == "__main__":
     main()
