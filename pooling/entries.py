@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from django.db import connection
 from django.db.models import Max
 
 from pooling import provenance as provenance_store
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.selectors import pool_provenance
-from workbench.bulk import insert_columns
+from workbench.bulk import insert_columns, insert_rows
 from workbench.formats.ids import sorted_topics
 
 
@@ -79,19 +78,9 @@ def _by_topic(provenance: pd.DataFrame) -> pd.DataFrame:
 
 
 def store_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame, *, part: int = 0) -> None:
-    """One PoolProvenance row. On PostgreSQL the table (megabytes at depth 100) goes by a binary COPY:
-    as a query parameter it would travel hex-encoded, twice the bytes and five times the time."""
-    blob = provenance_store.encode(provenance)
-    if connection.vendor != "postgresql":
-        PoolProvenance.objects.create(pool=pool, round=round_no, part=part, rows=len(provenance), table=blob)
-        return
-    meta = PoolProvenance._meta
-    quoted = ", ".join(connection.ops.quote_name(meta.get_field(name).column)
-                       for name in ("pool", "round", "part", "rows", "table"))
-    with connection.cursor() as cursor, cursor.cursor.copy(
-            f"COPY {connection.ops.quote_name(meta.db_table)} ({quoted}) FROM STDIN WITH (FORMAT binary)") as copy:
-        copy.set_types(["int8", "int4", "int4", "int4", "bytea"])  # bigint pool id, integer round, part, rows
-        copy.write_row((pool.pk, round_no, part, len(provenance), blob))
+    """One PoolProvenance row (megabytes at depth 100: on PostgreSQL by a binary COPY)."""
+    insert_rows(PoolProvenance, ("pool", "round", "part", "rows", "table"), ("int8", "int4", "int4", "int4", "bytea"),
+                [(pool.pk, round_no, part, len(provenance), provenance_store.encode(provenance))])
 
 
 def _not_stored(pool: Pool, provenance: pd.DataFrame) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -110,6 +110,29 @@ def _pg_copy(sql: str, data: pa.Table) -> None:
     payload = sink.getvalue()
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         copy.write(payload)
+
+
+def insert_rows(model, fields: Sequence[str], types: Sequence[str], rows: Iterable[tuple]) -> int:
+    """Insert ``rows`` (tuples of ``fields``' database-ready values) of a model with binary columns. On
+    PostgreSQL one ``COPY ... FROM STDIN`` in binary (``types``: the columns' PostgreSQL types, ``bytea`` for
+    bytes): as query parameters bytes travel hex-encoded, twice the bytes and several times the time (storing
+    1,000 runs' tables of 0.7 MB each). Elsewhere one ``executemany``. Returns the number of rows."""
+    meta = model._meta
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(meta.get_field(name).column) for name in fields)
+    count = 0
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN WITH (FORMAT binary)") as copy:
+                copy.set_types(list(types))
+                for row in rows:
+                    copy.write_row(row)
+                    count += 1
+            return count
+        marks = ", ".join(["%s"] * len(fields))
+        listed = list(rows)
+        cursor.executemany(f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks})", listed)
+        return len(listed)
 
 
 def _max_query_params() -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 from django.db import transaction
 
 from workbench import runstore
+from workbench.bulk import insert_rows
 from workbench.formats import FormatError, read_run
 from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Run, RunData
@@ -155,7 +156,6 @@ def _store_run(collection: Collection, checked: CheckedRun) -> Run:
         source_file=(spec.name or Path(str(spec.source)).name)[:500], contributes=spec.contributes,
         pool_priority=spec.pool_priority, run_type=spec.run_type, num_topics=checked.num_topics,
         num_entries=checked.num_entries, sha256=checked.sha256)
-    RunData.objects.create(run=run, table=checked.blob)
     return run
 
 
@@ -178,6 +178,9 @@ def runs_store(collection: Collection, checked: Sequence[CheckedRun], *, replace
             imported.append(ImportedRun(run=run, warnings=item.warnings, metadata=item.metadata))
             if progress:
                 progress(1)
+        # the tables in one go (on PostgreSQL a binary COPY, not hex-encoded parameters)
+        insert_rows(RunData, ("run", "table"), ("int8", "bytea"),
+                    ((i.run.pk, item.blob) for i, item in zip(imported, checked, strict=True)))
         if stored is not None:
             stored(imported)
     return imported

@@ -87,6 +87,7 @@ def test_other_strategies_are_not_split(track, settings):
     assert job.parts.count() == 0 and Pool.objects.get(name="fused").entries.count() == 12
 
 
+@pytest.mark.django_db(transaction=True)
 def test_the_pool_is_hidden_until_the_join_publishes_it(track, settings, client, organizer):
     """One part has written its topic's entries, the other has not run: no page, count or build sees the pool;
     once the last part and the join have run it is there whole."""
