@@ -88,7 +88,8 @@ def duplicates_signatures(*, collection: Collection, start: int | None, stop: in
                           threshold: float = neardup.DEFAULT_THRESHOLD, shingle: int = neardup.DEFAULT_SHINGLE,
                           progress: Callable[[int], None] | None = None) -> bytes:
     """The signatures of one slice of the documents (:func:`duplicates_slices`) as detection reads them, as bytes
-    (``neardup.Signatures.to_bytes``) for :func:`duplicates_join`."""
+    (``neardup.Signatures.to_bytes``) for :func:`duplicates_join`. The documents of decided classes are left out
+    as the part finds them (as one worker finds them when it starts)."""
     validate_detection_params(threshold, shingle)
     _, skip = _decided(collection)
     found = neardup.Signatures(threshold=threshold, shingle=shingle)
