@@ -253,6 +253,8 @@ WORK_DIR = Path(env_str("WORK_DIR", "") or VAR_DIR / "work")
 BOARD_DIR = Path(env_str("BOARD_DIR", "") or VAR_DIR / "boards")
 # Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.subjobs); 1: not split.
 JOB_PARTS = env_int("JOB_PARTS", 1)
+# near-duplicate detection is split only with at least this many documents a part (workbench.duplicate_tasks)
+DUPLICATES_PART_MIN = env_int("DUPLICATES_PART_MIN", 5000)
 STORAGES = {
     "default": {"BACKEND": "workbench.files.LocalStorage"} if not S3_BUCKET else {
         "BACKEND": "storages.backends.s3.S3Storage",

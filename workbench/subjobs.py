@@ -32,7 +32,7 @@ from workbench import files as store
 from workbench import jobs
 from workbench.models import Job
 
-__all__ = ["balanced", "keep", "outputs", "part", "recovery", "split", "superseded"]
+__all__ = ["balanced", "each_output", "keep", "outputs", "part", "recovery", "split", "superseded"]
 
 logger = logging.getLogger("workbench.jobs")
 
@@ -116,13 +116,17 @@ def keep(progress: jobs.Progress, data) -> None:
 
 def outputs(job: Job) -> list:
     """Every part's output (bytes, or JSON data), in the parts' order."""
-    found = []
+    return list(each_output(job))
+
+
+def each_output(job: Job) -> Iterator:
+    """Every part's output, in the parts' order, read one at a time (a join that lets each go once read holds
+    one part's output at most)."""
     for index in range(job.parts.count()):
         name = f"jobs/{job.pk}/parts/{index}"
         data = store.exists(f"{name}.json")
         with store.open_file(f"{name}.json" if data else f"{name}.bin") as handle:
-            found.append(json.loads(handle.read()) if data else handle.read())
-    return found
+            yield json.loads(handle.read()) if data else handle.read()
 
 
 def _advance(parent_id: int) -> None:

@@ -1,6 +1,7 @@
 """The workbench's background jobs: imports of uploaded topics, documents and runs (run by
 ``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``). An import of many run files is split
-into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.subjobs``; :func:`import_runs`)."""
+into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.subjobs``; :func:`import_runs`); so is the
+near-duplicate detection (``workbench.duplicate_tasks``, its ``find_duplicates`` job re-exported here)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django_tasks import task
 
 from workbench import files as store
 from workbench import jobs, subjobs, uploads
+from workbench.duplicate_tasks import find_duplicates  # noqa: F401 - its job, kept here by name
 from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
@@ -277,25 +279,6 @@ for _task in (import_topics, import_documents, import_runs):
     jobs.recovery(_task, retry=True)
 # a part writes only its own output, the join stores in one transaction: each is retried once
 subjobs.recovery(import_runs_part, join_runs_import)
-
-
-@task()
-def find_duplicates(job_id: int) -> None:
-    """Near-duplicate classes of the collection's documents (``workbench.duplicates.duplicates_detect``)."""
-    from workbench.duplicates import duplicates_detect
-
-    with jobs.running(job_id) as progress:
-        job = progress.job
-        total = job.collection.documents.count()
-        progress.step(f"reading {total:,} documents", done=0, total=total)
-        summary = duplicates_detect(
-            collection=job.collection, threshold=job.params.get("threshold", 0.7),
-            shingle=job.params.get("shingle", 3),
-            progress=lambda n: progress.step(f"signatures of {n:,} of {total:,} documents", done=n))
-        members = sum(len(c.members) for c in summary.classes)
-        progress.finish(lines=[f"{summary.documents:,} documents read: {len(summary.classes):,} classes proposed "
-                               f"({members:,} documents that need not be judged on their own)"]
-                        + ([f"{summary.kept:,} classes already decided were kept"] if summary.kept else []))
 
 
 @task()

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from workbench.formats.neardup import class_pairs, find_duplicates, jaccard
+from workbench.formats.neardup import Signatures, class_pairs, classes, find_duplicates, jaccard
 
 
 def planted_corpus(n_docs: int = 3000, n_exact: int = 60, n_near: int = 120, seed: int = 7):
@@ -72,3 +72,18 @@ def test_a_higher_threshold_keeps_exact_copies_and_drops_near_ones():
 def test_a_threshold_outside_zero_one_is_refused():
     with pytest.raises(ValueError, match="threshold"):
         find_duplicates([("a", "x")], threshold=1.5)
+
+
+def test_signatures_read_in_slices_and_kept_as_bytes_give_the_classes_of_one_reading():
+    docs, _ = planted_corpus(n_docs=900, n_exact=20, n_near=40, seed=5)
+    docs += [("empty", ""), ("ünï", docs[0][1])]  # an empty text, and a docno beyond ASCII
+    slices = [docs[:300], [], docs[300:700], docs[700:]]  # one slice empty (every document of it decided)
+    kept = [Signatures(threshold=0.7, shingle=3).read(s, batch=128).to_bytes() for s in slices]
+    assert all(b"pickle" not in data for data in kept)
+    joined = Signatures(threshold=0.7, shingle=3)
+    for data in kept:
+        joined.add_bytes(data)
+    assert joined.docnos == [d for d, _ in docs]
+    assert classes(joined) == find_duplicates(docs)
+    with pytest.raises(ValueError, match="other parameters"):
+        Signatures(threshold=0.9, shingle=3).add_bytes(kept[0])

@@ -22,6 +22,7 @@ Memory: ``2 * num_perm`` bytes of signature and ``8 * b`` bytes of band keys per
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -29,8 +30,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["DEFAULT_NUM_PERM", "DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "DuplicateClass", "class_pairs",
-           "find_duplicates", "jaccard", "shingles"]
+__all__ = ["DEFAULT_NUM_PERM", "DEFAULT_SHINGLE", "DEFAULT_THRESHOLD", "DuplicateClass", "Signatures",
+           "class_pairs", "classes", "find_duplicates", "jaccard", "shingles"]
 
 DEFAULT_THRESHOLD = 0.7
 DEFAULT_SHINGLE = 3
@@ -186,13 +187,26 @@ def _concatenated(parts: list[np.ndarray]) -> np.ndarray:
     return whole
 
 
-class _Signatures:
-    """What the batches leave behind: docnos, exact-text hashes, emptiness, band keys and 16-bit signatures."""
+class Signatures:
+    """Step 1 of detection: what reading the documents leaves behind (docnos, exact-text hashes, emptiness, band
+    keys and 16-bit signatures, one row per document, in input order), batch by batch. Documents may be read in
+    slices (each on its own worker) whose signatures travel as bytes (:meth:`to_bytes`, plain numpy arrays)
+    and are joined in order (:meth:`add_bytes`): the classes (:func:`classes`) are those of one reading."""
 
-    def __init__(self, shingle: int, a: np.ndarray, b: np.ndarray, bands: int, rows: int) -> None:
-        self.shingle, self.a, self.b, self.bands, self.rows = shingle, a, b, bands, rows
+    def __init__(self, *, threshold: float = DEFAULT_THRESHOLD, shingle: int = DEFAULT_SHINGLE,
+                 num_perm: int = DEFAULT_NUM_PERM, seed: int = 1) -> None:
+        if not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be in (0, 1], not {threshold}")
+        if shingle < 1 or num_perm < 2:
+            raise ValueError("shingle must be at least 1 and num_perm at least 2")
+        self.threshold, self.shingle = threshold, shingle
+        self.a, self.b = _permutations(num_perm, seed)
+        self.bands, self.rows = _band_params(threshold, num_perm)
         self.docnos: list[str] = []
         self.exact, self.empty, self.keys, self.sig = [], [], [], []
+
+    def __len__(self) -> int:
+        return len(self.docnos)
 
     def add(self, batch: list[tuple[str, str]]) -> None:
         texts = [t or "" for _, t in batch]
@@ -203,21 +217,48 @@ class _Signatures:
         self.keys.append(_band_keys(sig, self.bands, self.rows))
         self.sig.append(sig.astype(np.uint16))  # b-bit MinHash (b = 16) is enough to estimate similarity
 
-
-def _read(documents: Iterable[tuple[str, str]], into: _Signatures, batch: int,
-          progress: Callable[[int], None] | None) -> None:
-    buffer: list[tuple[str, str]] = []
-    for item in documents:
-        buffer.append(item)
-        if len(buffer) >= batch:
-            into.add(buffer)
-            buffer = []
+    def read(self, documents: Iterable[tuple[str, str]], *, batch: int = BATCH,
+             progress: Callable[[int], None] | None = None) -> Signatures:
+        """Add ``documents`` (``(docno, text)``) in batches of ``batch``; ``progress(n)`` after each batch with
+        the documents read so far."""
+        buffer: list[tuple[str, str]] = []
+        for item in documents:
+            buffer.append(item)
+            if len(buffer) >= batch:
+                self.add(buffer)
+                buffer = []
+                if progress is not None:
+                    progress(len(self.docnos))
+        if buffer:
+            self.add(buffer)
             if progress is not None:
-                progress(len(into.docnos))
-    if buffer:
-        into.add(buffer)
-        if progress is not None:
-            progress(len(into.docnos))
+                progress(len(self.docnos))
+        return self
+
+    def to_bytes(self) -> bytes:
+        """The signatures read so far as an ``.npz`` of plain arrays (no pickled objects)."""
+        names = [d.encode() for d in self.docnos]
+        whole = {"exact": (self.exact, np.uint64, ()), "empty": (self.empty, bool, ()),
+                 "keys": (self.keys, np.uint64, (self.bands,)), "sig": (self.sig, np.uint16, (len(self.a),))}
+        arrays = {k: np.concatenate(v) if v else np.zeros((0, *shape), dtype=t) for k, (v, t, shape) in whole.items()}
+        buffer = io.BytesIO()
+        np.savez(buffer, **arrays, shape=np.array([self.shingle, len(self.a), self.bands, self.rows]),
+                 docno_lengths=np.fromiter(map(len, names), dtype=np.int64, count=len(names)),
+                 docno_bytes=np.frombuffer(b"".join(names), dtype=np.uint8))
+        return buffer.getvalue()
+
+    def add_bytes(self, data: bytes) -> None:
+        """Append signatures kept with :meth:`to_bytes` (by the same parameters), after those already here."""
+        with np.load(io.BytesIO(data), allow_pickle=False) as found:
+            if found["shape"].tolist() != [self.shingle, len(self.a), self.bands, self.rows]:
+                raise ValueError("signatures computed with other parameters (shingle, num_perm, threshold)")
+            if not len(found["exact"]):
+                return
+            ends = np.cumsum(found["docno_lengths"]).tolist()
+            names = found["docno_bytes"].tobytes()
+            self.docnos.extend(names[s:e].decode() for s, e in zip([0, *ends[:-1]], ends, strict=True))
+            for name in ("exact", "empty", "keys", "sig"):
+                getattr(self, name).append(found[name])
 
 
 def _exact_leaders(exact: np.ndarray, empty: np.ndarray) -> np.ndarray:
@@ -233,7 +274,7 @@ def _exact_leaders(exact: np.ndarray, empty: np.ndarray) -> np.ndarray:
     return leader
 
 
-def _similar_pairs(found: _Signatures, distinct: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def _similar_pairs(found: Signatures, distinct: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Pairs of distinct texts (as indexes of all texts) whose estimated similarity is at least ``threshold``."""
     keys = _concatenated(found.keys)[distinct]
     pairs = _candidate_pairs(keys)
@@ -275,22 +316,9 @@ def _classes(docnos: list[str], neighbours: dict[int, list[tuple[int, float]]],
     return [c for _, c in sorted(classes)]
 
 
-def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = DEFAULT_THRESHOLD,
-                    shingle: int = DEFAULT_SHINGLE, num_perm: int = DEFAULT_NUM_PERM, seed: int = 1,
-                    batch: int = BATCH, progress: Callable[[int], None] | None = None) -> list[DuplicateClass]:
-    """Duplicate classes of ``documents`` (an iterable of ``(docno, text)``, read in batches of ``batch``).
-
-    ``threshold`` (0 < t <= 1) is the estimated Jaccard similarity of ``shingle``-word shingle sets above which
-    two texts are duplicates. Empty texts are never duplicates. ``progress(n)`` is called after each batch
-    with the documents read so far. Classes come in the order of their representatives.
-    """
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], not {threshold}")
-    if shingle < 1 or num_perm < 2:
-        raise ValueError("shingle must be at least 1 and num_perm at least 2")
-    a, b = _permutations(num_perm, seed)
-    found = _Signatures(shingle, a, b, *_band_params(threshold, num_perm))
-    _read(documents, found, batch, progress)
+def classes(found: Signatures) -> list[DuplicateClass]:
+    """Step 2 of detection: the duplicate classes of the documents read (in their order), by LSH on their
+    signatures. Classes come in the order of their representatives."""
     if not found.docnos:
         return []
     # 1. exact duplicates: the first document of each group of equal texts stands for the group
@@ -299,7 +327,7 @@ def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = 
     n = len(leader)
     distinct = np.flatnonzero((leader == np.arange(n)) & ~empty)
     # 2. near duplicates among distinct texts: LSH bands, then the estimated similarity of each candidate
-    pairs, sims = _similar_pairs(found, distinct, threshold)
+    pairs, sims = _similar_pairs(found, distinct, found.threshold)
     neighbours: dict[int, list[tuple[int, float]]] = {}
     for (i, j), s in zip(pairs.tolist(), sims.tolist(), strict=True):
         neighbours.setdefault(i, []).append((j, s))
@@ -308,6 +336,20 @@ def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = 
     for i in np.flatnonzero(leader != np.arange(n)).tolist():
         exact_members.setdefault(int(leader[i]), []).append(i)
     return _classes(found.docnos, neighbours, exact_members)
+
+
+def find_duplicates(documents: Iterable[tuple[str, str]], *, threshold: float = DEFAULT_THRESHOLD,
+                    shingle: int = DEFAULT_SHINGLE, num_perm: int = DEFAULT_NUM_PERM, seed: int = 1,
+                    batch: int = BATCH, progress: Callable[[int], None] | None = None) -> list[DuplicateClass]:
+    """Duplicate classes of ``documents`` (an iterable of ``(docno, text)``, read in batches of ``batch``):
+    :class:`Signatures` read, then :func:`classes`.
+
+    ``threshold`` (0 < t <= 1) is the estimated Jaccard similarity of ``shingle``-word shingle sets above which
+    two texts are duplicates. Empty texts are never duplicates. ``progress(n)`` is called after each batch
+    with the documents read so far. Classes come in the order of their representatives.
+    """
+    found = Signatures(threshold=threshold, shingle=shingle, num_perm=num_perm, seed=seed)
+    return classes(found.read(documents, batch=batch, progress=progress))
 
 
 def class_pairs(classes: Iterable[DuplicateClass]) -> set[frozenset[str]]:
