@@ -204,3 +204,16 @@ def test_a_part_whose_worker_died_is_done_again_and_judges_nothing_twice(chat_po
     parts = DBTaskResult.objects.filter(task_path="judging.tasks.machine_judge_part")
     assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 2
     assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
+
+
+def test_a_job_that_cannot_be_planned_fails_in_one_line_as_one_worker_s_does(chat_pool, server, settings, assessor):
+    _, other = machine_collection(assessor=assessor)
+    judge = machine_judge_ensure(collection=chat_pool.collection, name="openai", kind="openai",
+                                 config={"base_url": server.url, "model": "tiny"})
+    settings.JOB_PARTS = 2
+    job = Job.objects.create(kind="machine judge", collection=chat_pool.collection,
+                             params={"judge_id": judge.pk, "pool_id": other.pk})
+    machine_judge.enqueue(job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.error) == (Job.Status.FAILED, "pool 'main' is not a pool of collection 'chat'")
+    assert job.parts.count() == 0 and not MachineVerdict.objects.exists() and not server.bodies
