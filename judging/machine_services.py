@@ -4,17 +4,20 @@ holds the judges; this module gives them the pairs and records what they say).
 The job is resumable: it skips every pair the judge already judged (the database refuses a second
 judgment of the same pair by the same judge) and those that failed earlier in the same job, so a job whose
 worker was killed continues where it stopped when it is run again. Calls to outside services happen here,
-outside any transaction; each verdict is written in its own short one.
+outside any transaction; each verdict is written in its own short one. A job split by topic
+(``judging.tasks``, ``JOB_PARTS``) is planned by :func:`machine_plan` (which fits the calibration once) and its
+parts each run :func:`machine_judge_run` on their topics, recording under the job itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pandas as pd
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 
 from judging.machine import JUDGES, judge_class
 from judging.machine.base import JudgeError, Pair, Scale, Verdict
@@ -25,12 +28,15 @@ from judging.qrels import qrels
 from pooling.models import Pool, PoolEntry
 from workbench.models import Collection, Document, Job
 
-__all__ = ["MachineJobCancelled", "MachineRunSummary", "machine_judge_ensure", "machine_judge_run", "scale_of"]
+__all__ = ["MachineJobCancelled", "MachineRunSummary", "machine_job_cancelled", "machine_job_line", "machine_judge_ensure",
+           "machine_judge_run", "machine_plan", "scale_of"]
 
 #: configuration keys never stored: a key comes from the environment when the job runs
 _SECRET_WORDS = ("key", "token", "secret", "password")
 #: how often (verdicts) the job reports progress and looks for a cancel
 REPORT_EVERY = 10
+#: failures a job's summary lists (in the pool's topic order)
+MAX_FAILURES = 20
 
 
 class MachineJobCancelled(Exception):
@@ -168,7 +174,7 @@ class _Tally:
         if written:
             self.judged += verdict.ok
             self.failed += not verdict.ok
-            if not verdict.ok and len(self.failures) < 20:
+            if not verdict.ok and len(self.failures) < MAX_FAILURES:
                 self.failures.append(f"{verdict.qid} {verdict.docno}: {verdict.error}")
         self.prompt += verdict.prompt_tokens
         self.completion += verdict.completion_tokens
@@ -182,23 +188,36 @@ class _Tally:
                 f"{self.prompt + self.completion} tokens so far")
 
 
-def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None,
-                      report: Callable[[str, int, int], None] | None = None) -> MachineRunSummary:
-    """Judge every pair of ``pool`` not judged yet by this machine judge (see the module docstring)."""
+def _same_collection(judge: MachineJudge, pool: Pool) -> None:
     if pool.collection_id != judge.collection_id:
         raise JudgeError(f"pool {pool.name!r} is not a pool of collection {judge.collection.slug!r}")
-    topics = _pool_pairs(pool)
-    wanted = _pending(judge, topics, job)
-    tally = _Tally(sum(len(t) for t in topics), 0)
+
+
+def _only(topics: list[list[Pair]], qids: Iterable[str]) -> list[list[Pair]]:
+    chosen = set(qids)
+    return [pairs for pairs in topics if pairs[0].qid in chosen]
+
+
+def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None,
+                      report: Callable[[str, int, int], None] | None = None,
+                      topics: Iterable[str] | None = None) -> MachineRunSummary:
+    """Judge every pair of ``pool`` (of its ``topics`` only, qids, when given: a part of a split job) not judged
+    yet by this machine judge (see the module docstring). The calibration is the job's, fitted on all the
+    pool's topics whichever are judged."""
+    _same_collection(judge, pool)
+    every = _pool_pairs(pool)
+    mine = every if topics is None else _only(every, topics)
+    wanted = _pending(judge, mine, job)
+    tally = _Tally(sum(len(t) for t in mine), 0)
     tally.already = tally.total - len(wanted)
     if wanted:
         instance = judge_class(judge.kind)(judge.config, scale=scale_of(judge.collection))
-        calibration = _calibration(judge, instance, topics, job)
+        calibration = _calibration(judge, instance, every, job)
         if calibration is not None:
             instance.calibration = calibration
         provenance = instance.provenance()
         topic_ids = dict(judge.collection.topics.filter(qid__in={q for q, _ in wanted}).values_list("qid", "pk"))
-        for verdict in instance.judge(topics, wanted):
+        for verdict in instance.judge(mine, wanted):
             tally.add(verdict, _record(judge, verdict, topic_ids[verdict.qid], provenance, job))
             if tally.count % REPORT_EVERY and tally.count != len(wanted):
                 continue
@@ -208,6 +227,38 @@ def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None
                 raise MachineJobCancelled(f"cancelled: {tally.line()}; run it again to continue")
     return MachineRunSummary(judge.name, pool.name, tally.total, tally.already, tally.judged, tally.failed,
                              tally.prompt, tally.completion, tally.failures)
+
+
+def machine_plan(*, judge: MachineJudge, pool: Pool, job: Job) -> list[tuple[str, int]]:
+    """The pool's topics that have pairs left to judge, (qid, pairs left) in judging order, for a job split by
+    topic; the judge's calibration (if its kind has one) is fitted first, once, on all the pool's topics as one
+    worker fits it, and kept with the job: every part grades with it."""
+    _same_collection(judge, pool)
+    topics = _pool_pairs(pool)
+    wanted = _pending(judge, topics, job)
+    left = [(pairs[0].qid, sum((p.qid, p.docno) in wanted for p in pairs)) for pairs in topics]
+    left = [(qid, n) for qid, n in left if n]
+    if len(left) > 1:
+        _calibration(judge, judge_class(judge.kind)(judge.config, scale=scale_of(judge.collection)), topics, job)
+    return left
+
+
+def machine_job_line(*, judge: MachineJudge, pool: Pool, job: Job) -> str:
+    """The job's progress line (as :class:`_Tally` words it) from what is recorded: a split job's parts each
+    know only their own."""
+    pairs = set(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno"))
+    ok = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic__qid", "docno")) & pairs
+    failed = (set(MachineVerdict.objects.filter(judge=judge, job=job, ok=False).values_list("topic__qid", "docno"))
+              & pairs) - ok
+    tokens = MachineVerdict.objects.filter(judge=judge, job=job).aggregate(
+        p=Sum("prompt_tokens", default=0), c=Sum("completion_tokens", default=0))
+    return (f"judged {len(ok | failed)} of {len(pairs)} pairs ({len(failed)} failed); {tokens['p'] + tokens['c']} "
+            f"tokens so far")
+
+
+def machine_job_cancelled(job: Job) -> bool:
+    """Whether the organizer cancelled the job (a part asks about its job)."""
+    return _cancelled(job)
 
 
 def _cancelled(job: Job) -> bool:
@@ -238,7 +289,9 @@ def machine_job_for(*, judge: MachineJudge, pool: Pool, user=None) -> tuple[Job,
     unfinished = (Job.objects.filter(kind=MACHINE_JOB, collection=judge.collection, params__judge_id=judge.pk,
                                      params__pool_id=pool.pk).exclude(status=Job.Status.DONE).order_by("-id").first())
     if unfinished is not None:
-        params = {k: v for k, v in unfinished.params.items() if k != "cancel"}
+        # a split job is planned again: its old parts go (their verdicts name the job itself, and stay)
+        params = {k: v for k, v in unfinished.params.items() if k not in ("cancel", "join", "joining", "on_failed")}
+        unfinished.parts.all().delete()
         Job.objects.filter(pk=unfinished.pk).update(params=params, status=Job.Status.QUEUED, error="")
         unfinished.refresh_from_db()
         return unfinished, True

@@ -1,15 +1,29 @@
-"""Judging's background jobs: importing uploaded qrels, a machine assessor judging a pool (run by
-``manage.py db_worker``)."""
+"""Judging's background jobs: importing uploaded qrels, a machine assessor judging a pool (split by topic into
+parts any worker claims with ``JOB_PARTS`` > 1), importing a dataset (run by ``manage.py db_worker``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 from django_tasks import task
 
-from judging.machine_services import machine_judge_run
+from judging.machine_services import (
+    MAX_FAILURES,
+    MachineJobCancelled,
+    MachineRunSummary,
+    machine_job_cancelled,
+    machine_job_line,
+    machine_judge_run,
+    machine_plan,
+)
 from judging.models import MachineJudge
 from judging.services import qrels_import
 from pooling.models import Pool
-from workbench import jobs, uploads
+from workbench import jobs, subjobs, uploads
+from workbench.models import Job
 from workbench.tasks import staged
 
 
@@ -34,18 +48,107 @@ uploads.register(uploads.UploadKind(
 
 @task()
 def machine_judge(job_id: int) -> None:
-    """A machine assessor judges a pool (``judging.machine_services.machine_judge_run``); resumable."""
+    """A machine assessor judges a pool (``judging.machine_services.machine_judge_run``); resumable. With
+    ``JOB_PARTS`` > 1 and at least two topics with pairs left, the pool's topics are split into ``JOB_PARTS``
+    slices balanced by pairs left, each judged by a part any worker claims (:func:`machine_judge_part`),
+    joined by :func:`join_machine_judge`; the calibration is fitted once, here, and every part grades with it."""
+    if _split(job_id):
+        return
     with jobs.running(job_id) as progress:
-        job = progress.job
-        judge = MachineJudge.objects.select_related("collection", "user").get(pk=job.params["judge_id"])
-        pool = Pool.objects.get(pk=job.params["pool_id"])
+        judge, pool = _judge_and_pool(progress.job)
         progress.step(f"machine judge {judge.name} on pool {pool.name}: reading the pool")
-        summary = machine_judge_run(judge=judge, pool=pool, job=job,
+        summary = machine_judge_run(judge=judge, pool=pool, job=progress.job,
                                     report=lambda text, done, total: progress.step(text, done=done, total=total))
-        lines = [f"{summary.judged} pairs judged by {judge.name} on pool {pool.name} ({summary.already} already "
-                 f"judged, {summary.failed} failed); {summary.prompt_tokens + summary.completion_tokens} tokens",
-                 *summary.failures]
-        progress.finish(lines=lines)
+        progress.finish(lines=_lines(judge, pool, summary))
+
+
+def _judge_and_pool(job: Job) -> tuple[MachineJudge, Pool]:
+    judge = MachineJudge.objects.select_related("collection", "user").get(pk=job.params["judge_id"])
+    return judge, Pool.objects.get(pk=job.params["pool_id"])
+
+
+def _lines(judge: MachineJudge, pool: Pool, summary: MachineRunSummary) -> list[str]:
+    return [f"{summary.judged} pairs judged by {judge.name} on pool {pool.name} ({summary.already} already "
+            f"judged, {summary.failed} failed); {summary.prompt_tokens + summary.completion_tokens} tokens",
+            *summary.failures]
+
+
+def _split(job_id: int) -> bool:
+    """Plan the job in parts (True) if ``JOB_PARTS`` asks for it and there are two topics or more to judge; else
+    (or if planning fails: one worker then says why) it runs in one worker."""
+    shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
+    if shares < 2:
+        return False
+    now = timezone.now()  # running while it plans (fitting the calibration may take a while)
+    Job.objects.filter(pk=job_id).update(status=Job.Status.RUNNING, started_at=now, heartbeat_at=now,
+                                         step="planning the parts (fitting the calibration, if any)")
+    job = Job.objects.get(pk=job_id)
+    judge, pool = _judge_and_pool(job)
+    try:
+        left = machine_plan(judge=judge, pool=pool, job=job)
+    except Exception:  # noqa: BLE001 - one worker runs it and fails with one line saying why
+        return False
+    if len(left) < 2:
+        return False
+    slices = subjobs.balanced([n for _, n in left], shares)
+    subjobs.split(job_id, task=machine_judge_part, join=join_machine_judge,
+                  parts=[{"topics": [qid for qid, _ in left[start:stop]]} for start, stop in slices])
+    return True
+
+
+@task(takes_context=True)
+def machine_judge_part(context, job_id: int) -> None:
+    """One part of a split machine-judge job: the pairs of its topics, recorded under the job itself (so that
+    a resumed job, or a part done again after its worker died, skips what was judged); it stops when the job is
+    cancelled, and the job then ends as one worker's cancelled job does."""
+    if not Job.objects.filter(pk=job_id).exists():  # a part of a job planned again (resumed): gone
+        return
+    with subjobs.part(job_id, context) as progress:
+        if progress is None:
+            return
+        part, parent = progress.job, progress.job.parent
+        judge, pool = _judge_and_pool(parent)
+        where = f"part {part.params['part'] + 1} of {parent.total}"
+        progress.step(f"{where}: machine judge {judge.name} on {len(part.params['topics'])} topics of pool {pool.name}")
+        try:
+            if machine_job_cancelled(parent):
+                raise MachineJobCancelled("cancelled")
+            summary = machine_judge_run(
+                judge=judge, pool=pool, job=parent, topics=part.params["topics"],
+                report=lambda text, done, total: progress.step(f"{where}: {text}", done=done, total=total))
+        except MachineJobCancelled:
+            _cancel(parent, f"cancelled: {machine_job_line(judge=judge, pool=pool, job=parent)}; "
+                            f"run it again to continue")
+            raise
+        subjobs.keep(progress, dataclasses.asdict(summary))
+
+
+def _cancel(job: Job, error: str) -> None:
+    """The split job fails as one worker's cancelled job does (the first part to stop says it; its others stop)."""
+    with transaction.atomic():
+        row = Job.objects.select_for_update().get(pk=job.pk)
+        if not row.finished:
+            row.status, row.error, row.finished_at = Job.Status.FAILED, error[:2000], timezone.now()
+            row.save(update_fields=["status", "error", "finished_at"])
+
+
+@task(takes_context=True)
+def join_machine_judge(context, job_id: int) -> None:
+    """The summary of a split machine-judge job from its parts': the lines one worker writes."""
+    job = Job.objects.get(pk=job_id)
+    if job.finished or subjobs.superseded(job, context):
+        return
+    with jobs.running(job_id) as progress:
+        judge, pool = _judge_and_pool(progress.job)
+        progress.step("joining the parts' tallies")
+        parts = [MachineRunSummary(**found) for found in subjobs.outputs(progress.job)]
+        failures = [line for found in parts for line in found.failures][:MAX_FAILURES]
+        summary = MachineRunSummary(judge.name, pool.name, *(sum(getattr(p, name) for p in parts) for name in (
+            "pairs", "already", "judged", "failed", "prompt_tokens", "completion_tokens")), failures)
+        progress.finish(lines=_lines(judge, pool, summary))
+
+
+subjobs.recovery(machine_judge_part, join_machine_judge)
 
 
 @task()

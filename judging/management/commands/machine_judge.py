@@ -44,5 +44,7 @@ class Command(WorkbenchCommand):
         job.refresh_from_db()
         if job.status == Job.Status.FAILED:
             raise Error(f"machine judge {judge.name}: {job.error}")
-        for line in job.result.get("lines", []):
+        if not job.finished:  # split into parts (JOB_PARTS) that db_worker processes judge
+            self.stdout.write(f"job #{job.pk}: {job.step}; db_worker processes finish it")
+        for line in (job.result or {}).get("lines", []):
             self.stdout.write(line)
