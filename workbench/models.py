@@ -77,6 +77,14 @@ def scale_gain(item: dict) -> float:
 slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]*$", "Use lowercase letters, digits, '-' and '_'.")
 
 
+class VisibleCollections(models.Manager):
+    """Collections anyone may see: not the staging collection a part of a split import stores its runs in
+    (``workbench.run_imports.runs_stage``) until the import's join moves them into theirs."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(staging=False)
+
+
 class Collection(models.Model):
     slug = models.SlugField(max_length=64, unique=True, validators=[slug_validator])
     name = models.CharField(max_length=200)
@@ -96,6 +104,11 @@ class Collection(models.Model):
         default=False, db_default=False,
         help_text="Assessors may judge a document without text from its page at the document URL.")
     created_at = models.DateTimeField(auto_now_add=True)
+    staging = models.BooleanField(
+        default=False, help_text="Holds a part of a split import's runs until its join moves them: seen by nobody.")
+
+    objects = VisibleCollections()
+    all_objects = models.Manager()  # with the staging collections (split imports only)
 
     class Meta:
         ordering = ["slug"]

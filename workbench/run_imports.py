@@ -27,7 +27,8 @@ from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Run, RunData
 from workbench.refusals import ImportRefused
 
-__all__ = ["CheckedRun", "ImportedRun", "RunSpec", "checked_bytes", "checked_runs", "runs_check", "runs_import",
+__all__ = ["CheckedRun", "ImportedRun", "RunSpec", "checked_bytes", "checked_runs", "runs_adopt", "runs_check",
+           "runs_import", "runs_stage",
            "runs_settle", "runs_store"]
 
 
@@ -159,31 +160,76 @@ def _store_run(collection: Collection, checked: CheckedRun) -> Run:
     return run
 
 
+def _refuse_existing(collection: Collection, checked: Sequence[CheckedRun], replace: bool) -> None:
+    """Runs of these tags already in the collection refuse the import, or are removed with ``replace``."""
+    existing = set(collection.runs.filter(tag__in=[c.tag for c in checked]).values_list("tag", flat=True))
+    if existing and not replace:
+        raise ImportRefused([f"{c.spec.shown}: run {c.tag!r} is already in collection {collection.slug!r} "
+                             "(use --replace to replace it)" for c in checked if c.tag in existing])
+    collection.runs.filter(tag__in=existing).delete()
+
+
+def _store_all(collection: Collection, checked: Sequence[CheckedRun], progress=None) -> list[Run]:
+    runs = []
+    for item in checked:
+        runs.append(_store_run(collection, item))
+        if progress:
+            progress(1)
+    # the tables in one go (on PostgreSQL a binary COPY, not hex-encoded parameters)
+    insert_rows(RunData, ("run", "table"), ("int8", "bytea"),
+                ((run.pk, item.blob) for run, item in zip(runs, checked, strict=True)))
+    return runs
+
+
 def runs_store(collection: Collection, checked: Sequence[CheckedRun], *, replace: bool = False,
                progress: Callable[[int], None] | None = None, accept: Callable[[list], None] | None = None,
                stored: Callable[[list[ImportedRun]], None] | None = None) -> list[ImportedRun]:
     """Store the settled runs (:func:`runs_settle`) all or none, in one transaction (see :func:`runs_import`)."""
-    tags = [c.tag for c in checked]
-    imported = []
     with transaction.atomic():
         if accept is not None:  # the caller's own rules (a track's limits) on the checked files, before any write
             accept([c.run_file for c in checked])
-        existing = set(collection.runs.filter(tag__in=tags).values_list("tag", flat=True))
-        if existing and not replace:
-            raise ImportRefused([f"{c.spec.shown}: run {c.tag!r} is already in collection {collection.slug!r} "
-                                 "(use --replace to replace it)" for c in checked if c.tag in existing])
-        collection.runs.filter(tag__in=existing).delete()
-        for item in checked:
-            run = _store_run(collection, item)
-            imported.append(ImportedRun(run=run, warnings=item.warnings, metadata=item.metadata))
-            if progress:
-                progress(1)
-        # the tables in one go (on PostgreSQL a binary COPY, not hex-encoded parameters)
-        insert_rows(RunData, ("run", "table"), ("int8", "bytea"),
-                    ((i.run.pk, item.blob) for i, item in zip(imported, checked, strict=True)))
+        _refuse_existing(collection, checked, replace)
+        runs = _store_all(collection, checked, progress)
+        imported = [ImportedRun(run=run, warnings=item.warnings, metadata=item.metadata)
+                    for run, item in zip(runs, checked, strict=True)]
         if stored is not None:
             stored(imported)
     return imported
+
+
+def runs_stage(slug: str, checked: Sequence[CheckedRun]) -> None:
+    """A part of a split import stores its checked runs (their tables: most of the bytes an import writes) in a
+    staging collection of its own, which nobody sees (``Collection.staging``), replacing one a worker that died
+    left; the join moves them into their collection (:func:`runs_adopt`)."""
+    with transaction.atomic():
+        Collection.all_objects.filter(slug=slug, staging=True).delete()
+        staging = Collection.all_objects.create(slug=slug, name=slug, staging=True)
+        _store_all(staging, checked)
+
+
+def runs_adopt(collection: Collection, slugs: Sequence[str], checked: Sequence[CheckedRun], *,
+               replace: bool = False) -> list[ImportedRun]:
+    """The runs the parts staged (:func:`runs_stage`) moved into ``collection`` with their settled metadata
+    (:func:`runs_settle`), all or none, in one transaction, as :func:`runs_store` stores them: their tables are
+    not copied again, only their rows change collection."""
+    with transaction.atomic():
+        _refuse_existing(collection, checked, replace)
+        staged = {run.tag: run for run in Run.objects.filter(collection__slug__in=list(slugs),
+                                                             collection__staging=True)}
+        if set(staged) != {c.tag for c in checked}:
+            raise ImportRefused(["the runs checked by the parts are not all staged (a part was done again): "
+                                 "import the files again"])
+        runs = []
+        for item in checked:
+            run, spec = staged[item.tag], item.spec
+            run.collection, run.team, run.description = collection, spec.team, spec.description
+            run.contributes, run.pool_priority, run.run_type = spec.contributes, spec.pool_priority, spec.run_type
+            runs.append(run)
+        Run.objects.bulk_update(runs, ["collection", "team", "description", "contributes", "pool_priority",
+                                       "run_type"], batch_size=500)
+        Collection.all_objects.filter(slug__in=list(slugs), staging=True).delete()
+    return [ImportedRun(run=run, warnings=item.warnings, metadata=item.metadata)
+            for run, item in zip(runs, checked, strict=True)]
 
 
 def runs_import(*, collection: Collection, specs: Iterable[RunSpec], replace: bool = False,

@@ -20,8 +20,8 @@ from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
 from workbench.jobs import MAX_PROBLEMS
-from workbench.models import Job
-from workbench.run_imports import checked_bytes, checked_runs, runs_check, runs_settle, runs_store
+from workbench.models import Collection, Job
+from workbench.run_imports import checked_bytes, checked_runs, runs_adopt, runs_check, runs_settle, runs_stage
 from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
 
@@ -206,8 +206,16 @@ def import_runs_part(context, job_id: int) -> None:
         if problems:
             subjobs.keep(progress, {"problems": files.refused(ImportRefused(problems)).problems})
             return
-        subjobs.keep(progress, checked_bytes([dataclasses.replace(c, warnings=tuple(map(files.rename, c.warnings)))
-                                              for c in checked]))
+        checked = [dataclasses.replace(c, warnings=tuple(map(files.rename, c.warnings))) for c in checked]
+        if len({c.tag for c in checked}) == len(checked):  # else the join refuses them (a tag in two files)
+            progress.step(f"part {job.params['part'] + 1} of {parent.total}: storing {len(checked)} runs")
+            runs_stage(_staging(parent, job.params["part"]), checked)
+        subjobs.keep(progress, checked_bytes([dataclasses.replace(c, blob=b"") for c in checked]))
+
+
+def _staging(job: Job, part: int) -> str:
+    """The staging collection of a part of a split import (a slug no user can give: it starts with "_")."""
+    return f"_import-{job.pk}-{part}"
 
 
 def _staged_manifest(job: Job) -> tuple[dict | None, str]:
@@ -243,22 +251,24 @@ def join_runs_import(context, job_id: int) -> None:
             problems = [p for found in outputs if isinstance(found, dict) for p in found["problems"]]
             if problems:
                 raise ImportRefused(problems)
-            checked = []
-            while outputs:  # each part's bytes let go once read: the runs' tables are held once
-                checked.extend(checked_runs(outputs.pop(0)))
-            progress.step("storing the runs", done=len(checked), total=2 * len(checked))
-            imported = runs_store(job.collection, runs_settle(checked, manifest=manifest, manifest_name=manifest_name),
-                                  replace=params.get("replace", False),
-                                  progress=_advancing(progress, len(checked), len(checked)))
+            checked = [run for found in outputs for run in checked_runs(found)]
+            progress.step("moving the runs the parts stored into the collection", done=len(checked),
+                          total=2 * len(checked))
+            imported = runs_adopt(job.collection, [_staging(job, i) for i in range(len(outputs))],
+                                  runs_settle(checked, manifest=manifest, manifest_name=manifest_name),
+                                  replace=params.get("replace", False))
+            progress.step("storing the runs", done=2 * len(checked))
             _finish_runs(progress, imported)
         finally:
             _discard_upload(job)
 
 
 def _discard_upload(job: Job) -> None:
-    """A split import's staged upload and its parts' outputs removed (its join ended, or it failed)."""
+    """A split import's staged upload, its parts' outputs and the runs they stored removed (its join ended, or
+    it failed)."""
     store.delete_tree(uploads.staged_prefix(job.params.get("directory")))
     store.delete_tree(f"jobs/{job.pk}/parts")
+    Collection.all_objects.filter(slug__startswith=f"_import-{job.pk}-", staging=True).delete()
 
 
 uploads.register(uploads.UploadKind(

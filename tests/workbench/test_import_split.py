@@ -1,5 +1,6 @@
-"""The import of many run files split into parts any worker claims (``JOB_PARTS``): each part reads, checks and
-encodes its own slice of the files, the join stores them all in one transaction; the runs, the job's lines and
+"""The import of many run files split into parts any worker claims (``JOB_PARTS``): each part reads, checks,
+encodes and stores its own slice of the files in a staging collection nobody sees, the join moves them all
+into their collection in one transaction; the runs, the job's lines and
 warnings, and every refusal are those of one worker, and the staged upload is gone whatever the outcome."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tests import factories
 from workbench import files as store
 from workbench import runstore
 from workbench import tasks as workbench_tasks
-from workbench.models import Job, Run, Topic
+from workbench.models import Collection, Job, Run, Topic
 from workbench.services import collection_create
 from workbench.tasks import start_runs_import
 
@@ -74,7 +75,8 @@ def _stored(collection) -> list[tuple]:
 def _gone(var_dir: Path, job: Job) -> bool:
     """The job's staged upload and its parts' outputs are removed."""
     staged = [p for p in (var_dir / "uploads").glob("*") if p.name != "tmp"]
-    return not staged and not store.list_tree(f"jobs/{job.pk}/parts")
+    return (not staged and not store.list_tree(f"jobs/{job.pk}/parts")
+            and not Collection.all_objects.filter(staging=True).exists())  # nor the runs the parts stored
 
 
 def _files_of(job: Job) -> list[list[str]]:
@@ -268,3 +270,39 @@ def test_in_a_bucket_each_part_fetches_only_its_own_files(tmp_path, settings, s3
     assert fetched == sorted([p.name for p in paths] + ["manifest.csv"])  # each file once, by the part that reads it
     assert s3.keys(f"{prefix}/uploads/") == [] and s3.keys(f"{prefix}/jobs/") == []
     assert not [p for p in (tmp_path / "worker").rglob("*") if p.is_file()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runs_a_part_stored_are_seen_by_nobody_until_the_join_moves_them(tmp_path, settings, var_dir, client,
+                                                                          organizer):
+    collection = _track("staged")
+    settings.TASKS = DB_TASKS
+    job = _import(collection, _write(tmp_path / "runs"), settings, 2)
+    worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
+    call_command(*worker, "--max-tasks", "2", stdout=StringIO(), stderr=StringIO())  # planned, one part done
+    job.refresh_from_db()
+    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 1, 2)
+    staging = Collection.all_objects.get(staging=True)
+    assert staging.slug == f"_import-{job.pk}-0" and Run.objects.filter(collection=staging).count() == 4
+    assert not Collection.objects.filter(slug=staging.slug).exists() and collection.runs.count() == 0
+    client.force_login(organizer)
+    assert staging.slug not in client.get("/console/").content.decode()
+    assert client.get(f"/console/{collection.slug}/").status_code == 200
+    assert client.get(f"/console/{staging.slug}/").status_code == 404
+    call_command(*worker, stdout=StringIO(), stderr=StringIO())  # the other part, then the join
+    job.refresh_from_db()
+    assert (job.status, job.error) == (Job.Status.DONE, "")
+    assert sorted(collection.runs.values_list("tag", flat=True)) == [f"r{i}" for i in range(8)]
+    assert _gone(var_dir, job)
+
+
+@pytest.mark.django_db
+def test_a_part_done_again_stores_its_runs_once(tmp_path, settings, var_dir):
+    from workbench.run_imports import RunSpec, runs_check, runs_stage
+
+    collection = _track("again")
+    checked, _ = runs_check(collection, [RunSpec(source=p) for p in _write(tmp_path / "runs", count=3)])
+    for _ in range(2):  # its worker died after storing: the next one stores them again
+        runs_stage("_import-1-0", checked)
+    assert Collection.all_objects.filter(staging=True).count() == 1
+    assert Run.objects.filter(collection__slug="_import-1-0").count() == 3
