@@ -117,8 +117,10 @@ def prune(collection_pk: int, kept: set[str], policy: str) -> None:
 
 
 # ------------------------------------------------------------------------------------- computing
-def build_extras(collection: Collection, policy: str, key: str, *, step: Callable[[str], None]) -> None:
-    """Compute and store every extra of the collection's current version (``key``) under ``policy``."""
+def build_extras(collection: Collection, policy: str, key: str, *, step: Callable[[str], None],
+                 loo: dict | None = None) -> None:
+    """Compute and store every extra of the collection's current version (``key``) under ``policy``; ``loo``:
+    the leave-one-out by (measure, by) computed already (by the parts of a split board job)."""
     from evaluation import recall_estimates, scoring
 
     step("the qrels")
@@ -138,7 +140,7 @@ def build_extras(collection: Collection, policy: str, key: str, *, step: Callabl
     write_extra(extra_name(collection.pk, key, policy, "curves"), all_curves(collection, policy))
     for i, (measure, by) in enumerate(DEFAULT_LOO):
         step(f"leave one {by} out ({measure}), {i + 1} of {len(DEFAULT_LOO)}")
-        store_leave_one_out(collection, policy, measure, by, key=key)
+        store_leave_one_out(collection, policy, measure, by, key=key, found=(loo or {}).get((measure, by)))
 
 
 def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dict]:
@@ -193,15 +195,16 @@ def all_curves(collection: Collection, policy: str) -> pd.DataFrame:
     return pd.DataFrame(rows).astype({"tag": "category", "kind": "category"})
 
 
-def store_leave_one_out(collection: Collection, policy: str, measure: str, by: str, *, key: str | None = None
-                        ) -> Path:
-    """Compute leave-one-out (``reusability.compute_leave_one_out``) and store it for the current version."""
+def store_leave_one_out(collection: Collection, policy: str, measure: str, by: str, *, key: str | None = None,
+                        found=None) -> Path:
+    """Compute leave-one-out (``reusability.compute_leave_one_out``; ``found``: computed already) and store it
+    for the current version."""
     from evaluation import reusability, scoring
 
     with cache.one_version():
         key = key or board.version_key(cache.version(collection))
         name = scoring.measure_names([measure])
-        loo = reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
+        loo = found or reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
         summary = {f: getattr(loo, f) for f in ("collection", "measure", "by", "source", "max_drop", "mean_drop",
                                                "max_drop_pct", "max_rank_change", "tau", "tau_ap", "runs")}
         return write_extra(extra_name(collection.pk, key, policy, loo_name(name[0], by)), loo.table,
