@@ -233,7 +233,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
 
 def shared_figures(collection: Collection, policies: list[str]) -> dict:
     """What a board's meta holds that is not its runs' scores (the same for every policy but infAP, by
-    policy): JSON, kept by a part of a split board job (:mod:`evaluation.board_topics`) for its join."""
+    policy), as JSON; a split board job reads them in its parts (:mod:`evaluation.board_topics`)."""
     from evaluation import scoring
     from evaluation.selectors import judged_figures, read_assessor_names
 

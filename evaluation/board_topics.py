@@ -16,15 +16,16 @@ built by the join as one worker builds it: a board is never made of two versions
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
 from evaluation import board, board_store, cache, scoring, snapshot
-from evaluation.report_topics import part_version, topic_part, topic_scores, topic_sections
+from evaluation.report_topics import part_meta, topic_part, topic_scores, topic_sections
 from evaluation.scoring import EvaluationError
 from workbench.models import Collection
 
-__all__ = ["board_sections", "board_part", "build_joined"]
+__all__ = ["board_part", "board_sections", "build_joined", "joined_figures"]
 
 #: the part reading the meta's figures (params ``{"figures": [policies]}``)
 FIGURES = "figures"
@@ -44,8 +45,9 @@ def _wanted(collection: Collection, policy: str, key: str) -> bool:
 
 
 def board_sections(collection: Collection, policies: list[str], *, shares: int) -> list[dict]:
-    """The parts of a board job: every policy to split, in slices of the judged topics, and the figures'
-    part; none (one worker) when no policy needs it, or there is one slice (one judged topic, or none) or no run."""
+    """The parts of a board job: every policy to split, in slices of the judged topics (the first policy's
+    parts read the figures of a slice of every topic too), and the part of the figures read once; none (one
+    worker) when no policy needs it, or there is one slice (one judged topic, or none) or no run."""
     with cache.one_version():
         key = board.version_key(cache.version(collection))
         split = [p for p in dict.fromkeys(policies) if _wanted(collection, p, key)]
@@ -54,42 +56,81 @@ def board_sections(collection: Collection, policies: list[str], *, shares: int) 
         sections = topic_sections(collection, shares=shares)
     if len(sections) < 2:
         return []
-    return [*({"policy": p, **section} for p in split for section in sections), {FIGURES: split}]
+    every = sorted(collection.topics.values_list("qid", flat=True))
+    figures = [every[i * len(every) // len(sections):(i + 1) * len(every) // len(sections)]
+               for i in range(len(sections))]
+    return [*({"policy": p, **section, **({"figure_topics": figures[i]} if p == split[0] else {})}
+              for p in split for i, section in enumerate(sections)), {FIGURES: split}]
 
 
 def board_part(collection: Collection, params: dict) -> bytes | dict:
-    """One part's output: the figures (JSON), or its topics' values under its policy (nothing when the
-    policy's board is stored: the join reads it)."""
+    """One part's output: the figures read once (JSON), or its topics' values under its policy, with the
+    figures of its slice of every topic (JSON when the policy's board is stored: the join reads it)."""
     with cache.one_version():
-        if FIGURES in params:
-            return {"version": board.version_key(cache.version(collection)), **_figures(collection, params[FIGURES])}
         key = board.version_key(cache.version(collection))
+        if FIGURES in params:
+            wanted = [p for p in params[FIGURES] if not board_store.stored(board.board_name(collection.pk, key, p))]
+            return {"version": key, **(_figures(collection, wanted) if wanted else {"infap": {}})}
+        figures = _slice_figures(collection, params["figure_topics"]) if "figure_topics" in params else None
         if board_store.stored(board.board_name(collection.pk, key, params["policy"])):
-            return b""
-        return topic_part(collection, params, policy=params["policy"])
+            return {"version": key, "figures": figures}
+        return topic_part(collection, params, policy=params["policy"], extra={"figures": figures})
 
 
 def _figures(collection: Collection, policies: list[str]) -> dict:
-    figures = board.shared_figures(collection, [])
-    figures["infap"] = {}
+    """What the meta holds but the scores and the figures read by topic: the assessors, infAP by policy."""
+    from evaluation.selectors import read_assessor_names
+
+    found: dict = {"assessors": read_assessor_names(collection), "infap": {}}
     for policy in policies:
         try:
-            figures["infap"][policy] = board.infap_figures(collection, policy)
+            found["infap"][policy] = board.infap_figures(collection, policy)
         except EvaluationError:  # no qrels under it: the join says so, as one worker does
             pass
-    return figures
+    return found
 
 
-def build_joined(collection: Collection, policy: str, outputs: list[bytes], figures: dict, *,
+def _slice_figures(collection: Collection, topics: list[str]) -> dict:
+    from evaluation.selectors import main_pool_figures
+    from judging.completeness import topic_completeness
+
+    return {"completeness": dataclasses.asdict(topic_completeness(collection, topics)),
+            "judged_figures": dataclasses.asdict(main_pool_figures(collection, topics))}
+
+
+def joined_figures(figures: dict, outputs: list[bytes | dict]) -> dict:
+    """The figures of the board's meta (:func:`evaluation.board.shared_figures`) from the figures' part and
+    the slices the parts read; ``{}`` when a part was computed at another version or a slice is missing."""
+    from evaluation.selectors import JudgedFigures, joined_figures
+    from judging.completeness import Completeness, joined_completeness
+
+    key, slices = figures.get("version"), []
+    for data in outputs:
+        meta = part_meta(data) if isinstance(data, bytes) else data
+        if meta.get("version") != key:
+            return {}
+        found = meta["extra"].get("figures") if isinstance(data, bytes) else meta.get("figures")
+        if found is not None:
+            slices.append(found)
+    if "assessors" not in figures or not slices:
+        return {}
+    return {**figures,
+            "completeness": dataclasses.asdict(joined_completeness([Completeness(**f["completeness"])
+                                                                   for f in slices])),
+            "judged_figures": dataclasses.asdict(joined_figures([JudgedFigures(**f["judged_figures"])
+                                                                for f in slices]))}
+
+
+def build_joined(collection: Collection, policy: str, outputs: list[bytes | dict], figures: dict, *,
                  step: Callable[[str], None] = lambda text: None) -> Path:
-    """The board of ``policy`` from its parts' outputs (in order) and the figures' part: what
-    :func:`evaluation.board.build` stores, or that function's work when the parts cannot give it."""
+    """The board of ``policy`` from its parts' outputs (in order) and the figures (:func:`joined_figures`):
+    what :func:`evaluation.board.build` stores, or that function's work when the parts cannot give it."""
     with cache.one_version():
         snap = snapshot.snapshot(collection)
         key = board.version_key(snap.version)
         name = board.board_name(collection.pk, key, policy)
         if (board_store.stored(name) or figures.get("version") != key or policy not in figures["infap"]
-                or any(not data or part_version(data) != key for data in outputs)):
+                or any(not isinstance(data, bytes) or part_meta(data)["version"] != key for data in outputs)):
             return board.build(collection, policy, step=step)
         step(f"joining the parts' scores of {len(snap.teams)} runs ({policy})")
         scores, n_qrels, loo = topic_scores(collection, outputs, policy=policy)

@@ -38,7 +38,7 @@ from evaluation.reusability import (
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
-__all__ = ["part_version", "topic_joined", "topic_part", "topic_scores", "topic_sections"]
+__all__ = ["part_meta", "topic_joined", "topic_part", "topic_scores", "topic_sections"]
 
 BY = ("run", "team")
 
@@ -63,8 +63,9 @@ def _passes(snap, measures, loo_measure: str) -> tuple[list, list, list]:
 
 
 def topic_part(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
-               policy: str = "adjudicated", loo_measure: str = "map") -> bytes:
-    """One part's output: its topics' values of every run, and of each unit's runs left out."""
+               policy: str = "adjudicated", loo_measure: str = "map", extra: dict | None = None) -> bytes:
+    """One part's output: its topics' values of every run, and of each unit's runs left out (and ``extra``,
+    JSON for the join: :func:`part_meta`)."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     topics = list(section["topics"])
     prepared = scoring.prepared_qrels(collection, policy=policy, topics=topics)
@@ -73,7 +74,7 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
     ranking = None if prepared is None else rank_runs(prepared, [runs.pop(t) for t in order],
                                                       max_depth=scoring.MAX_DEPTH)
     meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {},
-                  "version": version_key(snap.version)}
+                  "version": version_key(snap.version), "extra": extra or {}}
     arrays: dict[str, np.ndarray] = {}
     for p, batch in enumerate(_passes(snap, measures, loo_measure)[0]):
         meta["passes"].append(_scored(snap, prepared, ranking, order, batch, p, arrays))
@@ -183,9 +184,11 @@ def topic_scores(collection: Collection, outputs: list[bytes], *, measures: Sequ
     return scores, sum(meta["topics"] for meta, _ in parts), loo
 
 
-def part_version(output: bytes) -> str:
-    """The collection version (:func:`evaluation.board.version_key`) a part's output was computed at."""
-    return _unpacked(output)[0].get("version", "")
+def part_meta(output: bytes) -> dict:
+    """A part's ``version`` (:func:`evaluation.board.version_key`: the collection's when it was computed) and
+    ``extra`` (what :func:`topic_part` was given)."""
+    meta = _unpacked(output)[0]
+    return {"version": meta.get("version", ""), "extra": meta.get("extra", {})}
 
 
 def _loo_joined(snap, name: str, by: str, parts: list, full: dict):

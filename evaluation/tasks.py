@@ -200,6 +200,8 @@ def join_board(context, job_id: int) -> None:
     job = Job.objects.get(pk=job_id)
     if job.finished or subjobs.superseded(job, context):
         return
+    from evaluation.board_topics import joined_figures
+
     with jobs.running(job_id) as progress:
         job = progress.job
         progress.step("joining the parts")
@@ -208,6 +210,7 @@ def join_board(context, job_id: int) -> None:
         for found, data in zip(sorted(params, key=lambda p: p["part"]), subjobs.outputs(job), strict=True):
             key = found.get("policy")  # None: the figures' part
             joined[key] = data if key is None else [*joined.get(key, []), data]
+        joined[None] = joined_figures(joined[None], [d for key, found in joined.items() if key for d in found])
         _boards(progress, joined)
 
 
