@@ -5,6 +5,7 @@ part whose worker died is done again by another worker, once."""
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import timedelta
 from io import StringIO
 
@@ -15,7 +16,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from evaluation import board, board_extras, cache, scoring
-from tests.evaluation.tracks import build_track
+from tests.evaluation.tracks import build_track, run, write_qrels
 from workbench import jobs
 from workbench.models import Job
 
@@ -23,6 +24,7 @@ TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}
 DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 POLICIES = ["adjudicated", "majority", "adjudicated/complete", "nobody"]
 PAGE = "/collections/robust/leaderboard/"
+EXTRAS = ["qrels", "topics", "recall", "run_recall", "curves", "loo.run.map", "loo.team.map"]
 
 
 def _run_board(collection, settings, tmp_path, parts: int, name: str) -> Job:
@@ -119,6 +121,27 @@ def test_the_leaderboard_page_shows_the_same_numbers_after_a_split_board_job(tmp
 
 
 @pytest.mark.django_db
+def test_a_split_board_in_a_bucket_is_read_by_a_web_process_as_the_one_worker_board(tmp_path, settings, s3,
+                                                                                    monkeypatch):
+    collection = build_track(tmp_path, teams=TEAMS)
+    read = {}
+    for parts in (1, 2):
+        if parts == 2:
+            monkeypatch.setattr(scoring, "ranked", _refuse)  # the parts' values are used
+        settings.STORAGES = s3.storages(f"t-{uuid.uuid4().hex[:8]}")  # a bucket (prefix) of each layout's own
+        _done(_run_board(collection, settings, tmp_path, parts, f"worker{parts}"))
+        settings.BOARD_DIR, settings.VAR_DIR = tmp_path / f"web{parts}", tmp_path / f"web{parts}"  # another disk
+        cache.clear_caches()
+        boards = [board.current(collection, policy) for policy in POLICIES[:3]]
+        read[parts] = ([(b.scores and {t: (s.qids, s.values, s.aggregate) for t, s in b.scores.items()}, b.meta)
+                        for b in boards],
+                       [board_extras.stored(collection, "adjudicated", name) for name in EXTRAS])
+    assert all(found is not None for found in read[2][1])
+    _same(read[2], read[1])
+    assert Job.objects.filter(parent__isnull=False).count() == 7
+
+
+@pytest.mark.django_db
 def test_a_board_job_that_finds_its_boards_stored_is_not_split(tmp_path, settings):
     collection = build_track(tmp_path, teams=TEAMS)
     whole = _done(_run_board(collection, settings, tmp_path, 1, "one"))
@@ -164,3 +187,23 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
     joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_board")
     assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_parts_computed_before_a_judgment_was_saved_are_not_joined_into_a_board(tmp_path, settings):
+    """A board is never made of two versions: the join builds it as one worker does, at the current one."""
+    from evaluation import board_topics
+
+    collection = build_track(tmp_path, teams=TEAMS)
+    settings.BOARD_DIR = tmp_path / "split"
+    sections = board_topics.board_sections(collection, ["adjudicated"], shares=2)
+    outputs = [board_topics.board_part(collection, {**params, "part": i}) for i, params in enumerate(sections)]
+    run("import_qrels", "robust", write_qrels(tmp_path / "more.txt", {("302", "h"): 1}), "--assessor", "nist")
+    cache.clear_caches()
+    figures = board_topics.joined_figures(outputs[-1], outputs[:-1])
+    path = board_topics.build_joined(collection, "adjudicated", outputs[:-1], figures)
+    assert board.read(path).version == board.version_key(cache.version(collection))
+    settings.BOARD_DIR = tmp_path / "one"
+    cache.clear_caches()
+    board.build(collection, "adjudicated")
+    _same(_stored(tmp_path / "split"), _stored(tmp_path / "one"))
