@@ -189,7 +189,9 @@ def board_part(context, job_id: int) -> None:
             return
         job, parent = progress.job, progress.job.parent
         what = (f"every run scored and left out on {len(job.params['topics'])} topics ({job.params['policy']})"
-                if "topics" in job.params else "completeness, judged figures and assessors")
+                + (f"; how much of {len(job.params['figure_topics'])} topics is judged"
+                   if "figure_topics" in job.params else "")
+                if "topics" in job.params else "the assessors, and infAP where the pool was sampled")
         progress.step(f"part {job.params['part'] + 1} of {parent.total}: {what}")
         subjobs.keep(progress, compute(job.collection, job.params))
 
