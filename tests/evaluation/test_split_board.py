@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from evaluation import board, board_extras, cache, scoring
+from evaluation.tasks import build_board  # imported before any test patches what it imports
 from tests.evaluation.tracks import build_track, run, write_qrels
 from workbench import jobs
 from workbench.models import Job
@@ -31,13 +32,7 @@ def _run_board(collection, settings, tmp_path, parts: int, name: str) -> Job:
     """A board job with ``parts`` (1: one worker) storing its files in a folder of its own."""
     settings.JOB_PARTS, settings.BOARD_DIR = parts, tmp_path / name
     cache.clear_caches()  # each layout computes all, as a fresh worker does
-    return jobs.job_start(_build_board(), kind=board.KIND, collection=collection, params={"policies": POLICIES})
-
-
-def _build_board():
-    from evaluation.tasks import build_board
-
-    return build_board
+    return jobs.job_start(build_board, kind=board.KIND, collection=collection, params={"policies": POLICIES})
 
 
 def _stored(folder) -> dict:
@@ -146,7 +141,7 @@ def test_a_board_job_that_finds_its_boards_stored_is_not_split(tmp_path, setting
     collection = build_track(tmp_path, teams=TEAMS)
     whole = _done(_run_board(collection, settings, tmp_path, 1, "one"))
     settings.JOB_PARTS = 2
-    job = jobs.job_start(_build_board(), kind=board.KIND, collection=collection, params={"policies": POLICIES})
+    job = jobs.job_start(build_board, kind=board.KIND, collection=collection, params={"policies": POLICIES})
     assert _done(job) == whole
     assert job.parts.count() == 0
 
