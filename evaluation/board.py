@@ -269,25 +269,25 @@ def board_meta(collection: Collection, snap, policy: str, n_qrels: int, figures:
 
 
 def store(collection: Collection, policy: str, scores: dict[str, EvalResult], meta: dict,
-          step: Callable[[str], None], loo: dict | None = None) -> Path:
-    """Write the board, prune the older ones, then the extras (with ``loo``: the leave-one-out computed
-    already, by (measure, by))."""
+          step: Callable[[str], None], loo: dict | None = None, tables: dict | None = None) -> Path:
+    """Write the board, prune the older ones, then the extras (with ``loo``: the leave-one-out by (measure,
+    by), and ``tables``: extras by name, computed already)."""
     name = board_name(collection.pk, meta["version"], policy)
     step(f"writing the board of {len(scores)} runs")
     path = write(name, scores, meta)
     _prune(collection.pk, name, policy)
-    _build_extras(collection, policy, meta["version"], step, loo)
+    _build_extras(collection, policy, meta["version"], step, loo, tables)
     return path
 
 
 def _build_extras(collection: Collection, policy: str, key: str, step: Callable[[str], None],
-                  loo: dict | None = None) -> None:
+                  loo: dict | None = None, tables: dict | None = None) -> None:
     """What the other results pages read (:mod:`evaluation.board_extras`), after the board (the leaderboard
     shows as soon as the board is written), unless a job stored them already."""
     from evaluation import board_extras
 
     if not board_store.stored(board_extras.extra_name(collection.pk, key, policy, board_extras.LAST_EXTRA)):
-        board_extras.build_extras(collection, policy, key, step=step, loo=loo)
+        board_extras.build_extras(collection, policy, key, step=step, loo=loo, tables=tables)
 
 
 def _prune(collection_pk: int, newest: str, policy: str) -> None:

@@ -20,8 +20,11 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from evaluation import board, board_store, cache, scoring, snapshot
-from evaluation.report_topics import part_meta, topic_part, topic_scores, topic_sections
+import numpy as np
+import pyarrow as pa
+
+from evaluation import board, board_extras, board_store, cache, scoring, snapshot
+from evaluation.report_topics import _packed, _unpacked, part_meta, topic_part, topic_scores, topic_sections
 from evaluation.scoring import EvaluationError
 from workbench.models import Collection
 
@@ -29,6 +32,10 @@ __all__ = ["board_part", "board_sections", "build_joined", "joined_figures"]
 
 #: the part reading the meta's figures (params ``{"figures": [policies]}``)
 FIGURES = "figures"
+#: a part computing extras read from the qrels and the runs alone (params ``{"policy": ..., "extras": [names]}``)
+EXTRAS = "extras"
+#: those extras (:data:`evaluation.board_extras.ALONE`) in parts: the curves rank every document of every run
+EXTRA_PARTS = (["curves"], ["qrels", "topics", "recall"])
 
 
 def _wanted(collection: Collection, policy: str, key: str) -> bool:
@@ -60,7 +67,8 @@ def board_sections(collection: Collection, policies: list[str], *, shares: int) 
     figures = [every[i * len(every) // len(sections):(i + 1) * len(every) // len(sections)]
                for i in range(len(sections))]
     return [*({"policy": p, **section, **({"figure_topics": figures[i]} if p == split[0] else {})}
-              for p in split for i, section in enumerate(sections)), {FIGURES: split}]
+              for p in split for i, section in enumerate(sections)),
+            *({"policy": p, EXTRAS: names} for p in split for names in EXTRA_PARTS), {FIGURES: split}]
 
 
 def board_part(collection: Collection, params: dict) -> bytes | dict:
@@ -71,10 +79,44 @@ def board_part(collection: Collection, params: dict) -> bytes | dict:
         if FIGURES in params:
             wanted = [p for p in params[FIGURES] if not board_store.stored(board.board_name(collection.pk, key, p))]
             return {"version": key, **(_figures(collection, wanted) if wanted else {"infap": {}})}
+        if EXTRAS in params:
+            return _extras(collection, params["policy"], params[EXTRAS], key)
         figures = _slice_figures(collection, params["figure_topics"]) if "figure_topics" in params else None
         if board_store.stored(board.board_name(collection.pk, key, params["policy"])):
             return {"version": key, "figures": figures}
         return topic_part(collection, params, policy=params["policy"], extra={"figures": figures})
+
+
+def _extras(collection: Collection, policy: str, names: list[str], key: str) -> bytes | dict:
+    """The extras ``names`` as Arrow streams, exactly the tables one worker stores (nothing when the policy's
+    board is stored, or it has no qrels: the join does what one worker does)."""
+    if board_store.stored(board.board_name(collection.pk, key, policy)):
+        return {"version": key}
+    try:
+        tables = {name: board_extras.computed_extra(collection, policy, name) for name in names}
+    except EvaluationError:
+        return {"version": key}
+    arrays = {}
+    for name, table in tables.items():
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        arrays[name] = np.frombuffer(sink.getvalue().to_pybytes(), dtype=np.uint8)
+    return _packed({"version": key, "extras": names}, arrays)
+
+
+def extra_tables(outputs: list, key: str) -> dict:
+    """The extras the parts computed at version ``key``, by name (none of a part computed at another)."""
+    tables = {}
+    for data in outputs:
+        if not isinstance(data, bytes):
+            continue
+        meta, arrays = _unpacked(data)
+        if meta["version"] != key:
+            continue
+        for name in meta["extras"]:
+            tables[name] = pa.ipc.open_stream(pa.py_buffer(arrays[name].tobytes())).read_all()
+    return tables
 
 
 def _figures(collection: Collection, policies: list[str]) -> dict:
@@ -122,7 +164,7 @@ def joined_figures(figures: dict, outputs: list[bytes | dict]) -> dict:
 
 
 def build_joined(collection: Collection, policy: str, outputs: list[bytes | dict], figures: dict, *,
-                 step: Callable[[str], None] = lambda text: None) -> Path:
+                 extras: list | None = None, step: Callable[[str], None] = lambda text: None) -> Path:
     """The board of ``policy`` from its parts' outputs (in order) and the figures (:func:`joined_figures`):
     what :func:`evaluation.board.build` stores, or that function's work when the parts cannot give it."""
     with cache.one_version():
@@ -136,4 +178,5 @@ def build_joined(collection: Collection, policy: str, outputs: list[bytes | dict
         scores, n_qrels, loo = topic_scores(collection, outputs, policy=policy)
         meta = board.board_meta(collection, snap, policy, n_qrels, figures)
         found = {("map", by): loo[by] for by in loo}
-        return board.store(collection, policy, scores, meta, step, loo=found if found else None)
+        return board.store(collection, policy, scores, meta, step, loo=found if found else None,
+                           tables=extra_tables(extras or [], key))

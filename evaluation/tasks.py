@@ -154,9 +154,9 @@ def _policies(job: Job) -> list[str]:
     return job.params.get("policies") or ["adjudicated"]
 
 
-def _boards(progress: jobs.Progress, joined: dict) -> None:
-    """Each policy's board: from its parts' outputs when ``joined`` has them (with the figures' part, under
-    ``None``), else as one worker builds it."""
+def _boards(progress: jobs.Progress, joined: dict, extras: dict | None = None) -> None:
+    """Each policy's board: from its parts' outputs when ``joined`` has them (with the figures, under
+    ``None``, and the extras' parts' outputs in ``extras``), else as one worker builds it."""
     from evaluation.board_topics import build_joined
 
     job: Job = progress.job
@@ -169,7 +169,8 @@ def _boards(progress: jobs.Progress, joined: dict) -> None:
                       **({"done": i, "total": len(policies)} if counted else {}))
         try:
             if policy in joined:
-                path = build_joined(job.collection, policy, joined[policy], joined[None], step=progress.step)
+                path = build_joined(job.collection, policy, joined[policy], joined[None],
+                                    extras=(extras or {}).get(policy), step=progress.step)
             else:
                 path = board.build(job.collection, policy, step=progress.step)
             written.append(path.name)
@@ -191,7 +192,8 @@ def board_part(context, job_id: int) -> None:
         what = (f"every run scored and left out on {len(job.params['topics'])} topics ({job.params['policy']})"
                 + (f"; how much of {len(job.params['figure_topics'])} topics is judged"
                    if "figure_topics" in job.params else "")
-                if "topics" in job.params else "the assessors, and infAP where the pool was sampled")
+                if "topics" in job.params else f"the {', '.join(job.params['extras'])} ({job.params['policy']})"
+                if "extras" in job.params else "the assessors, and infAP where the pool was sampled")
         progress.step(f"part {job.params['part'] + 1} of {parent.total}: {what}")
         subjobs.keep(progress, compute(job.collection, job.params))
 
@@ -209,11 +211,15 @@ def join_board(context, job_id: int) -> None:
         progress.step("joining the parts")
         joined: dict = {}
         params = [p["params"] for p in job.parts.values("params")]
+        extras: dict[str, list] = {}
         for found, data in zip(sorted(params, key=lambda p: p["part"]), subjobs.outputs(job), strict=True):
             key = found.get("policy")  # None: the figures' part
-            joined[key] = data if key is None else [*joined.get(key, []), data]
+            if "extras" in found:
+                extras.setdefault(key, []).append(data)
+            else:
+                joined[key] = data if key is None else [*joined.get(key, []), data]
         joined[None] = joined_figures(joined[None], [d for key, found in joined.items() if key for d in found])
-        _boards(progress, joined)
+        _boards(progress, joined, extras)
 
 
 subjobs.recovery(board_part, join_board)

@@ -92,11 +92,12 @@ def test_a_split_board_stores_the_boards_and_extras_of_one_worker(tmp_path, sett
     assert sorted(split) == sorted(one)
     assert sum("/extras/" not in n for n in one) == 3 and any(".loo.team.map." in n for n in one)
     _same(split, one)
-    # 2 judged topics (3 parts asked for: 2), each policy to evaluate split in 2, and the figures' part
-    assert (job.done, job.total) == (7, 7)
+    # 2 judged topics (3 parts asked for: 2): each policy to evaluate split in 2, its extras in 2 parts, and the
+    # figures' part
+    assert (job.done, job.total) == (13, 13)
     topics = [p.get("topics") for p in job.parts.order_by("pk").values_list("params", flat=True)]
-    assert topics == [["301"], ["302"]] * 3 + [None]
-    assert list(job.parts.values_list("status", flat=True)) == ["done"] * 7
+    assert topics == [["301"], ["302"]] * 3 + [None] * 7
+    assert list(job.parts.values_list("status", flat=True)) == ["done"] * 13
 
 
 @pytest.mark.django_db
@@ -112,7 +113,7 @@ def test_the_leaderboard_page_shows_the_same_numbers_after_a_split_board_job(tmp
                                client.get("/collections/robust/reusability/").content.decode()))
     assert pages[2] == pages[1]
     assert Job.objects.filter(kind=board.KIND).count() == 2  # the pages found their boards: no job asked for
-    assert Job.objects.filter(parent__isnull=False).count() == 7
+    assert Job.objects.filter(parent__isnull=False).count() == 13
 
 
 @pytest.mark.django_db
@@ -133,7 +134,7 @@ def test_a_split_board_in_a_bucket_is_read_by_a_web_process_as_the_one_worker_bo
                        [board_extras.stored(collection, "adjudicated", name) for name in EXTRAS])
     assert all(found is not None for found in read[2][1])
     _same(read[2], read[1])
-    assert Job.objects.filter(parent__isnull=False).count() == 7
+    assert Job.objects.filter(parent__isnull=False).count() == 13
 
 
 @pytest.mark.django_db
@@ -157,13 +158,13 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     settings.TASKS = DB_TASKS
     job = _run_board(collection, settings, tmp_path, 2, "split")
     worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
-    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 7 parts queued
+    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 13 parts queued
     job.refresh_from_db()
-    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 7)
+    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 13)
     client.force_login(organizer)
-    assert "0 of 7 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "0 of 13 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # a worker does one part
-    assert "1 of 7 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "1 of 13 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
     # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
@@ -178,7 +179,7 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
     parts = DBTaskResult.objects.filter(task_path="evaluation.tasks.board_part")
-    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 7  # each part's work done once
+    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 13  # each part's work done once
     assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
     joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_board")
     assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
@@ -202,3 +203,22 @@ def test_parts_computed_before_a_judgment_was_saved_are_not_joined_into_a_board(
     cache.clear_caches()
     board.build(collection, "adjudicated")
     _same(_stored(tmp_path / "split"), _stored(tmp_path / "one"))
+
+
+@pytest.mark.django_db
+def test_the_join_computes_no_extra_the_parts_computed(tmp_path, settings, monkeypatch):
+    from evaluation import board_topics
+
+    collection = build_track(tmp_path, teams=TEAMS)
+    sections = board_topics.board_sections(collection, ["adjudicated"], shares=2)
+    outputs = [board_topics.board_part(collection, {**params, "part": i}) for i, params in enumerate(sections)]
+    extras = [data for data, params in zip(outputs, sections, strict=True) if "extras" in params]
+    topics = [data for data, params in zip(outputs, sections, strict=True) if "topics" in params]
+    assert sorted(board_topics.extra_tables(extras, board.version_key(cache.version(collection)))) == [
+        "curves", "qrels", "recall", "topics"]
+    computed, compute = [], board_extras.computed_extra
+    monkeypatch.setattr(board_extras, "computed_extra", lambda *a: computed.append(a[-1]) or compute(*a))
+    monkeypatch.setattr(scoring, "ranked", _refuse)
+    board_topics.build_joined(collection, "adjudicated", topics, board_topics.joined_figures(outputs[-1], topics),
+                              extras=extras)
+    assert computed == ["run_recall"]  # it reads the board just written
