@@ -1,17 +1,19 @@
-"""The board job (:mod:`evaluation.board`) split by topic (``workbench.subjobs``), as the evaluation report is
-(:mod:`evaluation.report_topics`, whose parts and join this reuses).
+"""The board job (:mod:`evaluation.board`) split into parts any worker claims (``workbench.subjobs``), by topic as
+the evaluation report is (:mod:`evaluation.report_topics`, whose parts and join this reuses).
 
 Each policy whose board is not stored yet is split into the same slices of the judged topics
 (:func:`~evaluation.report_topics.topic_sections`); part i reads only its topics' lines of every run and its
 topics' qrels, and keeps every run's per-topic values of the base measures and, for each run (team) left out,
 its runs' values without its unique judgments there (:func:`~evaluation.report_topics.topic_part`: a board is
-the report's leaderboard passes with no measure asked for). One more part reads what the board's meta holds
-besides the scores (completeness, judged figures, assessors, infAP of a sampled pool): the same for every
-topic, read once while the topic parts score. The join puts the values end to end and summarises them
-(:func:`~evaluation.report_topics.topic_scores`) and stores the board and its extras as one worker does
-(:func:`evaluation.board.store`), the leave-one-out from the parts. A part computed at another version of the
-collection than the join's (a judgment saved meanwhile), or a policy whose board got stored meanwhile, is
-built by the join as one worker builds it: a board is never made of two versions.
+the report's leaderboard passes with no measure asked for). The first policy's parts also read how much of a
+slice of every topic is judged (completeness, judged figures: per topic, added up by the join). Two more parts
+per policy compute the extras read from the qrels and the runs alone (the curves; the qrels, topics and recall
+estimates: :data:`evaluation.board_extras.ALONE`), sent as Arrow streams of the tables one worker stores, and
+one part the assessors and infAP. The join puts the values end to end and summarises them
+(:func:`~evaluation.report_topics.topic_scores`) and stores the board and its extras in one worker's order
+(:func:`evaluation.board.store`; it computes only ``run_recall``, which reads the board). A part computed at
+another version of the collection than the join's (a judgment saved meanwhile), or a policy whose board got
+stored meanwhile, is built by the join as one worker builds it: a board is never made of two versions.
 """
 
 from __future__ import annotations
