@@ -215,8 +215,6 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
     """Compute and store the board of the collection's current version under ``policy``; its file on this
     machine's disk (:func:`evaluation.board_store.local`)."""
     from evaluation import scoring, snapshot
-    from evaluation.inferred import xinfap_scores
-    from evaluation.selectors import judged_figures, read_assessor_names
 
     with cache.one_version():
         snap = snapshot.snapshot(collection)
@@ -228,34 +226,68 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
         step(f"ranking and scoring {len(snap.teams)} runs ({policy})")
         scores = scoring.evaluate(collection, policy=policy, use_board=False)
         step("the robust measures of a sampled pool")
-        infap = scoring.infap_scores(collection, policy=policy)
-        if infap is not None:
-            inferred = xinfap_scores(collection, policy=policy)
-            infap = {tag: {"infAP": value, **inferred.get(tag, {})} for tag, value in infap.items()}
         n_qrels = int(scoring.qrels_frame(collection, policy=policy)["qid"].nunique())
-        pool = snap.main_pool
-        meta = {"version": key, "policy": policy, "slug": snap.slug, "relevant_from": snap.relevant_from,
-                "requests": list(scoring.base_requests(snap)), "teams": snap.teams, "contributed": snap.contributed,
-                "pool_depth": None if pool is None else pool.depth,
-                "pool_text": None if pool is None else f"{pool.name} ({pool.strategy}"
-                + (f", depth {pool.depth})" if pool.depth else ")"),
-                "n_qrels": n_qrels, "infap": infap, "assessors": read_assessor_names(collection),
-                "completeness": dataclasses.asdict(scoring.completeness(collection)),
-                "judged_figures": dataclasses.asdict(judged_figures(collection))}
-        step(f"writing the board of {len(scores)} runs")
-        path = write(name, scores, meta)
-        _prune(collection.pk, name, policy)
-        _build_extras(collection, policy, key, step)
-        return path
+        meta = board_meta(collection, snap, policy, n_qrels, shared_figures(collection, [policy]))
+        return store(collection, policy, scores, meta, step)
 
 
-def _build_extras(collection: Collection, policy: str, key: str, step: Callable[[str], None]) -> None:
+def shared_figures(collection: Collection, policies: list[str]) -> dict:
+    """What a board's meta holds that is not its runs' scores (the same for every policy but infAP, by
+    policy), as JSON; a split board job reads them in its parts (:mod:`evaluation.board_topics`)."""
+    from evaluation import scoring
+    from evaluation.selectors import judged_figures, read_assessor_names
+
+    return {"infap": {policy: infap_figures(collection, policy) for policy in policies},
+            "assessors": read_assessor_names(collection),
+            "completeness": dataclasses.asdict(scoring.completeness(collection)),
+            "judged_figures": dataclasses.asdict(judged_figures(collection))}
+
+
+def infap_figures(collection: Collection, policy: str) -> dict | None:
+    from evaluation import scoring
+    from evaluation.inferred import xinfap_scores
+
+    infap = scoring.infap_scores(collection, policy=policy)
+    if infap is not None:
+        inferred = xinfap_scores(collection, policy=policy)
+        infap = {tag: {"infAP": value, **inferred.get(tag, {})} for tag, value in infap.items()}
+    return infap
+
+
+def board_meta(collection: Collection, snap, policy: str, n_qrels: int, figures: dict) -> dict:
+    """The board's meta (:func:`shared_figures` computed here or by a part)."""
+    from evaluation import scoring
+
+    pool = snap.main_pool
+    return {"version": version_key(snap.version), "policy": policy, "slug": snap.slug,
+            "relevant_from": snap.relevant_from, "requests": list(scoring.base_requests(snap)), "teams": snap.teams,
+            "contributed": snap.contributed, "pool_depth": None if pool is None else pool.depth,
+            "pool_text": None if pool is None else f"{pool.name} ({pool.strategy}"
+            + (f", depth {pool.depth})" if pool.depth else ")"),
+            "n_qrels": n_qrels, "infap": figures["infap"][policy], "assessors": figures["assessors"],
+            "completeness": figures["completeness"], "judged_figures": figures["judged_figures"]}
+
+
+def store(collection: Collection, policy: str, scores: dict[str, EvalResult], meta: dict,
+          step: Callable[[str], None], loo: dict | None = None, tables: dict | None = None) -> Path:
+    """Write the board, prune the older ones, then the extras (with ``loo``: the leave-one-out by (measure,
+    by), and ``tables``: extras by name, computed already)."""
+    name = board_name(collection.pk, meta["version"], policy)
+    step(f"writing the board of {len(scores)} runs")
+    path = write(name, scores, meta)
+    _prune(collection.pk, name, policy)
+    _build_extras(collection, policy, meta["version"], step, loo, tables)
+    return path
+
+
+def _build_extras(collection: Collection, policy: str, key: str, step: Callable[[str], None],
+                  loo: dict | None = None, tables: dict | None = None) -> None:
     """What the other results pages read (:mod:`evaluation.board_extras`), after the board (the leaderboard
     shows as soon as the board is written), unless a job stored them already."""
     from evaluation import board_extras
 
     if not board_store.stored(board_extras.extra_name(collection.pk, key, policy, board_extras.LAST_EXTRA)):
-        board_extras.build_extras(collection, policy, key, step=step)
+        board_extras.build_extras(collection, policy, key, step=step, loo=loo, tables=tables)
 
 
 def _prune(collection_pk: int, newest: str, policy: str) -> None:

@@ -71,9 +71,14 @@ def loo_name(measure_name: str, by: str) -> str:
 
 # ----------------------------------------------------------------------------------------- files
 def write_extra(name: str, frame: pd.DataFrame, meta: dict | None = None) -> Path:
+    return board_store.write(name, extra_table(frame, meta))
+
+
+def extra_table(frame: pd.DataFrame, meta: dict | None = None) -> pa.Table:
+    """The table an extra is stored as: ``frame``, and ``meta`` as JSON in its metadata."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
-    return board_store.write(name, table.replace_schema_metadata({
-        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=numpy_scalar).encode()}))
+    return table.replace_schema_metadata({
+        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=numpy_scalar).encode()})
 
 
 def read_extra(path: Path) -> tuple[pd.DataFrame, dict]:
@@ -117,28 +122,46 @@ def prune(collection_pk: int, kept: set[str], policy: str) -> None:
 
 
 # ------------------------------------------------------------------------------------- computing
-def build_extras(collection: Collection, policy: str, key: str, *, step: Callable[[str], None]) -> None:
-    """Compute and store every extra of the collection's current version (``key``) under ``policy``."""
-    from evaluation import recall_estimates, scoring
+#: the extras read from the qrels and the runs alone (not from the board's scores) and their steps' text: a split
+#: board job computes them in parts (:mod:`evaluation.board_topics`)
+ALONE = {"qrels": "the qrels", "topics": "relevant documents per pool depth of every topic",
+         "recall": "recall estimates", "curves": "precision-recall and ROC curves of every run"}
 
-    step("the qrels")
-    qrels = scoring.qrels_frame(collection, policy=policy)
-    write_extra(extra_name(collection.pk, key, policy, "qrels"),
-                pd.DataFrame({"qid": qrels["qid"].astype(str), "docno": qrels["docno"].astype(str),
-                              "rel": qrels["rel"].to_numpy()}))
-    step("relevant documents per pool depth of every topic")
-    frame, meta = topic_depths(collection, policy)
-    write_extra(extra_name(collection.pk, key, policy, "topics"), frame, meta)
-    step("recall estimates")
-    write_extra(extra_name(collection.pk, key, policy, "recall"),
-                recall_estimates.recall_estimates(collection, qrels_policy=policy))
-    write_extra(extra_name(collection.pk, key, policy, "run_recall"),
-                recall_estimates.run_recall(collection, qrels_policy=policy))
-    step("precision-recall and ROC curves of every run")
-    write_extra(extra_name(collection.pk, key, policy, "curves"), all_curves(collection, policy))
+
+def build_extras(collection: Collection, policy: str, key: str, *, step: Callable[[str], None],
+                 loo: dict | None = None, tables: dict | None = None) -> None:
+    """Compute and store every extra of the collection's current version (``key``) under ``policy``; ``loo``:
+    the leave-one-out by (measure, by), and ``tables``, extras by name (:func:`computed_extra`), computed
+    already (by the parts of a split board job)."""
+    for name in ("qrels", "topics", "recall", "run_recall", "curves"):  # run_recall reads the recall stored
+        if name in ALONE:
+            step(ALONE[name])
+        table = (tables or {}).get(name)
+        board_store.write(extra_name(collection.pk, key, policy, name),
+                          table if table is not None else computed_extra(collection, policy, name))
     for i, (measure, by) in enumerate(DEFAULT_LOO):
         step(f"leave one {by} out ({measure}), {i + 1} of {len(DEFAULT_LOO)}")
-        store_leave_one_out(collection, policy, measure, by, key=key)
+        store_leave_one_out(collection, policy, measure, by, key=key, found=(loo or {}).get((measure, by)))
+
+
+def computed_extra(collection: Collection, policy: str, name: str) -> pa.Table:
+    """The table of the extra ``name`` (one of :data:`ALONE`, or ``run_recall``) computed here."""
+    from evaluation import recall_estimates, scoring
+
+    meta = None
+    if name == "qrels":
+        qrels = scoring.qrels_frame(collection, policy=policy)
+        frame = pd.DataFrame({"qid": qrels["qid"].astype(str), "docno": qrels["docno"].astype(str),
+                              "rel": qrels["rel"].to_numpy()})
+    elif name == "topics":
+        frame, meta = topic_depths(collection, policy)
+    elif name == "recall":
+        frame = recall_estimates.recall_estimates(collection, qrels_policy=policy)
+    elif name == "run_recall":
+        frame = recall_estimates.run_recall(collection, qrels_policy=policy)
+    else:
+        frame = all_curves(collection, policy)
+    return extra_table(frame, meta)
 
 
 def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dict]:
@@ -193,15 +216,16 @@ def all_curves(collection: Collection, policy: str) -> pd.DataFrame:
     return pd.DataFrame(rows).astype({"tag": "category", "kind": "category"})
 
 
-def store_leave_one_out(collection: Collection, policy: str, measure: str, by: str, *, key: str | None = None
-                        ) -> Path:
-    """Compute leave-one-out (``reusability.compute_leave_one_out``) and store it for the current version."""
+def store_leave_one_out(collection: Collection, policy: str, measure: str, by: str, *, key: str | None = None,
+                        found=None) -> Path:
+    """Compute leave-one-out (``reusability.compute_leave_one_out``; ``found``: computed already) and store it
+    for the current version."""
     from evaluation import reusability, scoring
 
     with cache.one_version():
         key = key or board.version_key(cache.version(collection))
         name = scoring.measure_names([measure])
-        loo = reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
+        loo = found or reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
         summary = {f: getattr(loo, f) for f in ("collection", "measure", "by", "source", "max_drop", "mean_drop",
                                                "max_drop_pct", "max_rank_change", "tau", "tau_ap", "runs")}
         return write_extra(extra_name(collection.pk, key, policy, loo_name(name[0], by)), loo.table,

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation import scoring, snapshot
+from evaluation.board import version_key
 from evaluation.engine import Evaluator
 from evaluation.engine.evaluator import joined
 from evaluation.engine.ranking import rank_runs
@@ -37,7 +38,7 @@ from evaluation.reusability import (
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
-__all__ = ["topic_joined", "topic_part", "topic_sections"]
+__all__ = ["part_meta", "topic_joined", "topic_part", "topic_scores", "topic_sections"]
 
 BY = ("run", "team")
 
@@ -62,8 +63,9 @@ def _passes(snap, measures, loo_measure: str) -> tuple[list, list, list]:
 
 
 def topic_part(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
-               policy: str = "adjudicated", loo_measure: str = "map") -> bytes:
-    """One part's output: its topics' values of every run, and of each unit's runs left out."""
+               policy: str = "adjudicated", loo_measure: str = "map", extra: dict | None = None) -> bytes:
+    """One part's output: its topics' values of every run, and of each unit's runs left out (and ``extra``,
+    JSON for the join: :func:`part_meta`)."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     topics = list(section["topics"])
     prepared = scoring.prepared_qrels(collection, policy=policy, topics=topics)
@@ -71,7 +73,8 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
     order = list(runs)
     ranking = None if prepared is None else rank_runs(prepared, [runs.pop(t) for t in order],
                                                       max_depth=scoring.MAX_DEPTH)
-    meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {}}
+    meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {},
+                  "version": version_key(snap.version), "extra": extra or {}}
     arrays: dict[str, np.ndarray] = {}
     for p, batch in enumerate(_passes(snap, measures, loo_measure)[0]):
         meta["passes"].append(_scored(snap, prepared, ranking, order, batch, p, arrays))
@@ -153,6 +156,17 @@ def _slices(meta: dict, arrays: dict, p: int) -> dict[str, tuple[list, dict]]:
 def topic_joined(collection: Collection, outputs: list[bytes], *, measures: Sequence[str] | None = None,
                  policy: str = "adjudicated", loo_measure: str = "map") -> tuple[object, dict[str, str]]:
     """The leaderboard and the leave-one-out tables (CSV by ``by``) from the parts' outputs, in order."""
+    scores, n_qrels, loo = topic_scores(collection, outputs, measures=measures, policy=policy, loo_measure=loo_measure)
+    board = leaderboard_of(collection, scores, measures=measures, qrels_policy=scoring.normalise_policy(policy),
+                           n_qrels=n_qrels)
+    return board, {by: found.table.to_csv(index=False) for by, found in loo.items()}
+
+
+def topic_scores(collection: Collection, outputs: list[bytes], *, measures: Sequence[str] | None = None,
+                 policy: str = "adjudicated", loo_measure: str = "map") -> tuple[dict, int, dict]:
+    """From the parts' outputs, in order: every run's scores of the leaderboard's passes (what
+    :func:`evaluation.scoring.evaluate` gives one worker; with no ``measures``, the base measures: the
+    board's), the number of qrels topics, and the leave-one-out (:class:`LeaveOneOut`) by ``by``."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     parts = [_unpacked(data) for data in outputs]
     every, board_passes, loo_passes = _passes(snap, measures, loo_measure)
@@ -162,14 +176,19 @@ def topic_joined(collection: Collection, outputs: list[bytes], *, measures: Sequ
     for p, batch in enumerate(every):
         slices = [_slices(meta, arrays, p) for meta, arrays in parts]
         results.append({tag: joined(batch, [s[tag] for s in slices], tag) for tag in parts[0][0]["order"]})
-    board = leaderboard_of(collection, scoring.combine([results[p] for p in board_passes], snap.tags),
-                           measures=measures, qrels_policy=policy, n_qrels=sum(meta["topics"] for meta, _ in parts))
-    tables = {}
+    scores = scoring.combine([results[p] for p in board_passes], snap.tags)
+    loo = {}
     if parts[0][0]["loo"]:
         full = scoring.combine([results[p] for p in loo_passes], snap.tags)
-        for by in BY:
-            tables[by] = _loo_joined(snap, _check(loo_measure, by), by, parts, full).table.to_csv(index=False)
-    return board, tables
+        loo = {by: _loo_joined(snap, _check(loo_measure, by), by, parts, full) for by in BY}
+    return scores, sum(meta["topics"] for meta, _ in parts), loo
+
+
+def part_meta(output: bytes) -> dict:
+    """A part's ``version`` (:func:`evaluation.board.version_key`: the collection's when it was computed) and
+    ``extra`` (what :func:`topic_part` was given)."""
+    meta = _unpacked(output)[0]
+    return {"version": meta.get("version", ""), "extra": meta.get("extra", {})}
 
 
 def _loo_joined(snap, name: str, by: str, parts: list, full: dict):

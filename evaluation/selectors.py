@@ -270,12 +270,14 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
     return cache.cached(key, compute)
 
 
-def _judged_figures(collection: Collection, pool) -> JudgedFigures:
-    judged = pd.DataFrame.from_records(
-        list(Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE)  # humans'
-             .order_by().values_list("topic__qid", "docno").distinct()),
-        columns=["qid", "docno"]).drop_duplicates()
-    pooled = pooling_selectors.pool_pairs(pool) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
+def _judged_figures(collection: Collection, pool, topics: list[str] | None = None) -> JudgedFigures:
+    """The figures of the pool (of ``topics`` only, if given: a slice a part of a split job reads alone)."""
+    judgments = Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE)  # humans'
+    if topics is not None:
+        judgments = judgments.filter(topic__qid__in=list(topics))
+    judged = pd.DataFrame.from_records(list(judgments.order_by().values_list("topic__qid", "docno").distinct()),
+                                       columns=["qid", "docno"]).drop_duplicates()
+    pooled = pooling_selectors.pool_pairs(pool, topics) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
     in_pool = pooled.merge(judged, on=["qid", "docno"], how="inner") if len(pooled) and len(judged) else pooled[:0]
     sizes = pooled.groupby("qid").size().to_dict() if len(pooled) else {}
     done = in_pool.groupby("qid").size().to_dict() if len(in_pool) else {}
@@ -284,6 +286,20 @@ def _judged_figures(collection: Collection, pool) -> JudgedFigures:
                   "judgments": int(counts.get(q, 0))} for q in S.sorted_topics(set(sizes) | set(counts))}
     return JudgedFigures(pool=None if pool is None else pool.name, topics=topics, pooled=int(len(pooled)),
                          judged_in_pool=int(len(in_pool)), judgments=int(len(judged)))
+
+
+def main_pool_figures(collection: Collection, topics: list[str]) -> JudgedFigures:
+    """:func:`judged_figures` of the main pool on ``topics`` alone (:func:`joined_figures` puts slices together)."""
+    info = snapshot.snapshot(collection).main_pool
+    return _judged_figures(collection, None if info is None else info.pool, topics)
+
+
+def joined_figures(parts: list[JudgedFigures]) -> JudgedFigures:
+    """The figures of every topic from their values on slices of the topics (each topic in one)."""
+    topics = {q: v for part in parts for q, v in part.topics.items()}
+    return JudgedFigures(pool=parts[0].pool, topics={q: topics[q] for q in S.sorted_topics(topics)},
+                         pooled=sum(p.pooled for p in parts), judged_in_pool=sum(p.judged_in_pool for p in parts),
+                         judgments=sum(p.judgments for p in parts))
 
 
 @cache.reads

@@ -132,20 +132,98 @@ def plan_budget(job_id: int) -> None:
 @task()
 def build_board(job_id: int) -> None:
     """The board of the job's collection at its current version, for each policy the job names
-    (:func:`evaluation.board.build`); a policy that cannot be evaluated yet is reported, not failed."""
+    (:func:`evaluation.board.build`); a policy that cannot be evaluated yet is reported, not failed. With
+    ``JOB_PARTS`` > 1, each policy whose board is not stored is split by topic into parts any worker claims
+    (:mod:`evaluation.board_topics`), joined by :func:`join_board`."""
+    from evaluation.board_topics import board_sections
+
+    shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
+    job = Job.objects.get(pk=job_id)
+    if job.parts.exists():  # a planner retried after it split the job: its parts go on
+        return
+    if shares > 1:
+        sections = board_sections(job.collection, _policies(job), shares=shares)
+        if sections:
+            subjobs.split(job_id, task=board_part, join=join_board, parts=sections)
+            return
     with jobs.running(job_id) as progress:
-        job: Job = progress.job
-        policies = job.params.get("policies") or ["adjudicated"]
-        written, skipped = [], {}
-        version = board.version_key(cache.version(job.collection))
-        for i, policy in enumerate(policies):
-            progress.step(f"board {i + 1} of {len(policies)} ({policy})", done=i, total=len(policies))
-            try:
-                written.append(board.build(job.collection, policy, step=progress.step).name)
-            except EvaluationError as exc:
-                skipped[policy] = str(exc)
-        progress.step("done", done=len(policies), total=len(policies))
-        progress.finish(boards=written, skipped=skipped, version=version)
+        _boards(progress, {})
+
+
+def _policies(job: Job) -> list[str]:
+    return job.params.get("policies") or ["adjudicated"]
+
+
+def _boards(progress: jobs.Progress, joined: dict, extras: dict | None = None) -> None:
+    """Each policy's board: from its parts' outputs when ``joined`` has them (with the figures, under
+    ``None``, and the extras' parts' outputs in ``extras``), else as one worker builds it."""
+    from evaluation.board_topics import build_joined
+
+    job: Job = progress.job
+    policies = _policies(job)
+    written, skipped = [], {}
+    version = board.version_key(cache.version(job.collection))
+    counted = not joined  # a split job's done and total count its parts
+    for i, policy in enumerate(policies):
+        progress.step(f"board {i + 1} of {len(policies)} ({policy})",
+                      **({"done": i, "total": len(policies)} if counted else {}))
+        try:
+            if policy in joined:
+                path = build_joined(job.collection, policy, joined[policy], joined[None],
+                                    extras=(extras or {}).get(policy), step=progress.step)
+            else:
+                path = board.build(job.collection, policy, step=progress.step)
+            written.append(path.name)
+        except EvaluationError as exc:
+            skipped[policy] = str(exc)
+    progress.step("done", **({"done": len(policies), "total": len(policies)} if counted else {}))
+    progress.finish(boards=written, skipped=skipped, version=version)
+
+
+@task(takes_context=True)
+def board_part(context, job_id: int) -> None:
+    """One part of a split board job (:func:`build_board`)."""
+    from evaluation.board_topics import board_part as compute
+
+    with subjobs.part(job_id, context) as progress:
+        if progress is None:
+            return
+        job, parent = progress.job, progress.job.parent
+        what = (f"every run scored and left out on {len(job.params['topics'])} topics ({job.params['policy']})"
+                + (f"; how much of {len(job.params['figure_topics'])} topics is judged"
+                   if "figure_topics" in job.params else "")
+                if "topics" in job.params else f"the {', '.join(job.params['extras'])} ({job.params['policy']})"
+                if "extras" in job.params else "the assessors, and infAP where the pool was sampled")
+        progress.step(f"part {job.params['part'] + 1} of {parent.total}: {what}")
+        subjobs.keep(progress, compute(job.collection, job.params))
+
+
+@task(takes_context=True)
+def join_board(context, job_id: int) -> None:
+    """The boards of a split board job from its parts' outputs: what one worker stores."""
+    job = Job.objects.get(pk=job_id)
+    if job.finished or subjobs.superseded(job, context):
+        return
+    from evaluation.board_topics import joined_figures
+
+    with jobs.running(job_id) as progress:
+        job = progress.job
+        progress.step("joining the parts")
+        joined: dict = {}
+        params = [p["params"] for p in job.parts.values("params")]
+        extras: dict[str, list] = {}
+        for found, data in zip(sorted(params, key=lambda p: p["part"]), subjobs.outputs(job), strict=True):
+            key = found.get("policy")  # None: the figures' part
+            if "extras" in found:
+                extras.setdefault(key, []).append(data)
+            else:
+                joined[key] = data if key is None else [*joined.get(key, []), data]
+        joined[None] = joined_figures(joined[None], [d for key, found in joined.items() if key for d in found])
+        _boards(progress, joined, extras)
+
+
+subjobs.recovery(board_part, join_board)
+jobs.recovery(build_board, retry=True)  # a planner that died: planned again (its parts, if any, kept)
 
 
 @task()

@@ -12,7 +12,7 @@ from pooling.models import PoolEntry
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
-__all__ = ["Completeness", "topic_completeness"]
+__all__ = ["Completeness", "joined_completeness", "topic_completeness"]
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,13 @@ class Completeness:
         return bool(self.partial)
 
 
-def topic_completeness(collection: Collection) -> Completeness:
+def topic_completeness(collection: Collection, topics: list[str] | None = None) -> Completeness:
+    """Which topics (or which of ``topics``: a slice a part of a split job reads alone) are fully judged."""
+    entries = PoolEntry.objects.filter(pool__collection=collection, pool__published=True)
+    if topics is not None:
+        entries = entries.filter(topic__qid__in=list(topics))
     pooled: dict[str, set[str]] = {}
-    for qid, docno in PoolEntry.objects.filter(pool__collection=collection, pool__published=True).values_list("topic__qid", "docno"):
+    for qid, docno in entries.values_list("topic__qid", "docno"):
         pooled.setdefault(qid, set()).add(docno)
     judged: dict[str, set[str]] = {}
     for qid, docno in (Judgment.objects.filter(collection=collection, topic__qid__in=list(pooled))
@@ -45,3 +49,11 @@ def topic_completeness(collection: Collection) -> Completeness:
         else:
             unjudged.append(qid)
     return Completeness(complete=complete, partial=partial, unjudged=unjudged)
+
+
+def joined_completeness(parts: list[Completeness]) -> Completeness:
+    """:func:`topic_completeness` of every topic from its values on slices of the topics (each topic in one)."""
+    partial = {q: tuple(v) for part in parts for q, v in part.partial.items()}
+    return Completeness(complete=sorted_topics(q for part in parts for q in part.complete),
+                        partial={q: partial[q] for q in sorted_topics(partial)},
+                        unjudged=sorted_topics(q for part in parts for q in part.unjudged))

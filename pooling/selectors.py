@@ -104,10 +104,12 @@ def pool_page_facts(pool: Pool, stats: dict, rows: list[dict]) -> dict:
                                 .order_by("name").values_list("name", flat=True))}
 
 
-def pool_pairs(pool: Pool) -> pd.DataFrame:
-    """qid, docno of every pooled pair, sorted by topic (natural order) then docno."""
-    frame = pd.DataFrame.from_records(
-        list(PoolEntry.objects.filter(pool=pool).values_list("topic__qid", "docno")), columns=["qid", "docno"])
+def pool_pairs(pool: Pool, topics: list[str] | None = None) -> pd.DataFrame:
+    """qid, docno of every pooled pair (of ``topics`` only, if given), sorted by topic (natural order) then docno."""
+    entries = PoolEntry.objects.filter(pool=pool)
+    if topics is not None:
+        entries = entries.filter(topic__qid__in=list(topics))
+    frame = pd.DataFrame.from_records(list(entries.values_list("topic__qid", "docno")), columns=["qid", "docno"])
     if frame.empty:
         return frame
     order = S.sorted_topics(frame["qid"])
