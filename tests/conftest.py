@@ -24,7 +24,9 @@ def jobs_run_at_once(settings):
 
 @pytest.fixture(autouse=True)
 def boards_of_this_test(settings, tmp_path):
-    """Each test's stored leaderboards (evaluation.board) in its own folder, not in the worktree's var/."""
+    """Each test's files (uploads, jobs' outputs and parts) and stored leaderboards (evaluation.board) in its own
+    folder, not in the worktree's var/: a job's id is used again by another test (or run) of the same database."""
+    settings.VAR_DIR = tmp_path / "var"
     settings.BOARD_DIR = tmp_path / "boards"
     settings.BOARD_ON_CHANGE = False  # no board job per saved row unless a test asks (tests/evaluation/test_board.py)
 

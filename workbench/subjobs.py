@@ -63,6 +63,8 @@ def split(job_id: int, *, task, parts: Sequence[dict], join, on_failed=None) -> 
     in one transaction; ``join(job_id)`` is queued once the last part is done; ``on_failed(job)`` (a function
     of a module) is called once if the job fails in a part or its join dies. A job split before (its planner
     was retried) keeps its parts."""
+    if not Job.objects.filter(parent_id=job_id).exists():  # outputs of a job of this id in a database reset since
+        store.delete_tree(f"jobs/{job_id}/parts")
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.parts.exists():

@@ -104,3 +104,18 @@ def test_an_evaluation_whose_board_is_stored_is_not_split(tmp_path, settings):
     job = _evaluate(collection, settings, 2)
     assert _report(job) == whole
     assert job.parts.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parts_left_by_a_job_of_the_same_id_in_a_reset_database_are_not_joined(tmp_path, settings):
+    """A database reset (or a test's rolled-back rows) gives a new job the id of an old one whose parts' outputs
+    are still in the file store: they are removed when the job splits, never joined into its report."""
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path, teams=TEAMS)
+    whole = _report(_evaluate(collection, settings, 1))
+    settings.TASKS = DB_TASKS
+    job = _evaluate(collection, settings, 2)  # queued, not run yet
+    for index in range(2):
+        store.put_bytes(f"jobs/{job.pk}/parts/{index}.json", b'{"judge": "another job", "pairs": 18}')
+    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
+    assert _report(job) == whole
