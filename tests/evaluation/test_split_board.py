@@ -6,23 +6,21 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import timedelta
 from io import StringIO
 
 import numpy as np
 import pandas as pd
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 
 from evaluation import board, board_extras, cache, scoring
 from evaluation.tasks import build_board  # imported before any test patches what it imports
 from tests.evaluation.tracks import build_track, run, write_qrels
+from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of
 from workbench import jobs
 from workbench.models import Job
 
 TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}
-DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 POLICIES = ["adjudicated", "majority", "adjudicated/complete", "nobody"]
 PAGE = "/collections/robust/leaderboard/"
 EXTRAS = ["qrels", "topics", "recall", "run_recall", "curves", "loo.run.map", "loo.team.map"]
@@ -150,9 +148,6 @@ def test_a_board_job_that_finds_its_boards_stored_is_not_split(tmp_path, setting
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("killed", ["while running it", "right after claiming it"])
 def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path, settings, client, organizer, killed):
-    from django_tasks.base import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
     collection = build_track(tmp_path, teams=TEAMS)
     whole = _done(_run_board(collection, settings, tmp_path, 1, "one"))
     settings.TASKS = DB_TASKS
@@ -165,24 +160,14 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     assert "0 of 13 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # a worker does one part
     assert "1 of 13 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
-    # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
-    # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
-    long_ago = timezone.now() - timedelta(hours=1)
-    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
-                                                        started_at=long_ago)
-    if killed == "while running it":
-        Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
+    kill_worker_of(dead, began=killed == "while running it")
     call_command(*worker, stdout=StringIO(), stderr=StringIO())
     assert _done(job) == whole
     _same(_stored(tmp_path / "split"), _stored(tmp_path / "one"))
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    parts = DBTaskResult.objects.filter(task_path="evaluation.tasks.board_part")
-    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 13  # each part's work done once
-    assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
-    joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_board")
-    assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+    assert_each_part_done_once("evaluation.tasks.board_part", "evaluation.tasks.join_board", 13)
 
 
 @pytest.mark.django_db

@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import io
 import zipfile
-from datetime import timedelta
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
-from django.utils import timezone
 
 from evaluation.tasks import evaluate_collection
 from tests.evaluation.tracks import build_track
+from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
 from workbench import jobs
 from workbench.models import Job
 
 TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}
-DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 
 def _report(job: Job) -> dict[str, bytes]:
@@ -58,37 +54,23 @@ def test_a_split_evaluation_shows_its_parts_and_writes_the_zip_of_one_worker(tmp
 @pytest.mark.parametrize("killed", ["while running it", "right after claiming it"])
 def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_zip_is_the_same(tmp_path, settings, client,
                                                                                           organizer, killed):
-    from django_tasks.base import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
     settings.VAR_DIR = tmp_path
     collection = build_track(tmp_path, teams=TEAMS)
     whole = _report(_evaluate(collection, settings, 1))
     settings.TASKS = DB_TASKS
     job = _evaluate(collection, settings, 2)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", "--max-tasks", "1",
-                 stdout=StringIO(), stderr=StringIO())  # plans: 2 parts queued
+    run_worker("--max-tasks", "1")  # plans: 2 parts queued
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 2)
     client.force_login(organizer)
     assert "0 of 2 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
-    # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
-    # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
-    long_ago = timezone.now() - timedelta(hours=1)
-    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
-                                                        started_at=long_ago)
-    if killed == "while running it":
-        Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
+    kill_worker_of(dead, began=killed == "while running it")
+    run_worker()
     assert _report(job) == whole
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    parts = DBTaskResult.objects.filter(task_path="evaluation.tasks.evaluation_part")
-    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 2  # each part's work done once
-    assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
-    joins = DBTaskResult.objects.filter(task_path="evaluation.tasks.join_evaluation")
-    assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+    assert_each_part_done_once("evaluation.tasks.evaluation_part", "evaluation.tasks.join_evaluation", 2)
 
 
 @pytest.mark.django_db
@@ -117,5 +99,5 @@ def test_parts_left_by_a_job_of_the_same_id_in_a_reset_database_are_not_joined(t
     job = _evaluate(collection, settings, 2)  # queued, not run yet
     for index in range(2):
         store.put_bytes(f"jobs/{job.pk}/parts/{index}.json", b'{"judge": "another job", "pairs": 18}')
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
+    run_worker()
     assert _report(job) == whole

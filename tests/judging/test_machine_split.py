@@ -20,9 +20,9 @@ from pooling.models import Pool, PoolEntry
 from tests import factories
 from tests.judging.chat_server import ChatServer
 from tests.judging.machine_fixtures import machine_collection
+from tests.split_jobs import DB_TASKS
 from workbench.models import Document, Job, Topic
 
-DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 #: topic -> (case the server answers, documents): 24 refusals in two topics, more than the 20 failures listed
 LAYOUT = {"401": ("well", 6), "402": ("refuse", 12), "403": ("refuse", 12), "404": ("well", 4)}
 PAIRS = sum(n for _, n in LAYOUT.values())

@@ -4,11 +4,8 @@ order, provenance, the runs it records) is the pool one worker builds, and nobod
 
 from __future__ import annotations
 
-from io import StringIO
-
 import numpy as np
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from pooling import split
@@ -17,6 +14,7 @@ from pooling.selectors import pool_provenance
 from pooling.services import PoolRefused, pool_build
 from pooling.tasks import build_pool
 from tests import factories
+from tests.split_jobs import DB_TASKS, run_worker
 from workbench import jobs
 from workbench.models import Job
 from workbench.services import RunSpec, runs_import
@@ -91,12 +89,11 @@ def test_other_strategies_are_not_split(track, settings):
 def test_the_pool_is_hidden_until_the_join_publishes_it(track, settings, client, organizer):
     """One part has written its topic's entries, the other has not run: no page, count or build sees the pool;
     once the last part and the join have run it is there whole."""
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+    settings.TASKS = DB_TASKS
     settings.JOB_PARTS = 2
     job = jobs.job_start(build_pool, kind="pool build", collection=track, params={"arguments": {
         "name": "big", "strategy": "depth", "depth": 5, "seed": 11, "order": "shuffled"}})
-    worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
-    call_command(*worker, "--max-tasks", "2", stdout=StringIO(), stderr=StringIO())  # planned, one part done
+    run_worker("--max-tasks", "2")  # planned, one part done
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 1, 2)
     hidden = Pool.all_objects.get(name="big")
@@ -107,7 +104,7 @@ def test_the_pool_is_hidden_until_the_join_publishes_it(track, settings, client,
     assert "big" not in page
     with pytest.raises(PoolRefused, match="being built by another job"):
         pool_build(collection=track, name="big", strategy="depth", depth=5)
-    call_command(*worker, stdout=StringIO(), stderr=StringIO())  # the other part, then the join
+    run_worker()  # the other part, then the join
     job.refresh_from_db()
     assert (job.status, job.error) == (Job.Status.DONE, "")
     assert Pool.objects.get(name="big").entries.count() == int(job.result["lines"][0].split("added ")[1].split()[0])

@@ -5,20 +5,15 @@ is done again by another, once."""
 from __future__ import annotations
 
 import random
-from datetime import timedelta
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
-from django.utils import timezone
 
 from tests.formats.test_neardup import planted_corpus
+from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
 from workbench import jobs
 from workbench.models import Document, DuplicateClass, Job
 from workbench.tasks import find_duplicates
-
-DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 
 @pytest.fixture
@@ -107,39 +102,25 @@ def test_too_few_documents_or_bad_parameters_are_not_split(planted, settings):
 @pytest.mark.parametrize("killed", ["while running it", "right after claiming it"])
 def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_classes_are_the_same(
         planted, settings, client, organizer, killed):
-    from django_tasks.base import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
     _done(_detect(planted, settings, 1))
     whole = _classes(planted)
     DuplicateClass.objects.filter(collection=planted).delete()
     settings.TASKS = DB_TASKS
     job = _detect(planted, settings, 2)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", "--max-tasks", "1",
-                 stdout=StringIO(), stderr=StringIO())  # plans: 2 parts queued
+    run_worker("--max-tasks", "1")  # plans: 2 parts queued
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 2)
     client.force_login(organizer)
     assert "0 of 2 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
-    # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
-    # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
-    long_ago = timezone.now() - timedelta(hours=1)
-    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
-                                                        started_at=long_ago)
-    if killed == "while running it":
-        Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
+    kill_worker_of(dead, began=killed == "while running it")
+    run_worker()
     job = _done(job)
     assert _classes(planted) == whole
     assert (job.done, job.total) == (2, 2)
     assert job.result["lines"][0].startswith(f"{planted.documents.count():,} documents read: ")
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    parts = DBTaskResult.objects.filter(task_path="workbench.duplicate_tasks.duplicates_part")
-    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 2  # each part's work done once
-    assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
-    joins = DBTaskResult.objects.filter(task_path="workbench.duplicate_tasks.join_duplicates")
-    assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+    assert_each_part_done_once("workbench.duplicate_tasks.duplicates_part", "workbench.duplicate_tasks.join_duplicates", 2)
     page = client.get(f"/jobs/{job.pk}/").content.decode()
     assert "classes proposed" in page

@@ -5,15 +5,12 @@ warnings, and every refusal are those of one worker, and the staged upload is go
 
 from __future__ import annotations
 
-from datetime import timedelta
-from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
-from django.utils import timezone
 
 from tests import factories
+from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
 from workbench import runstore
 from workbench import tasks as workbench_tasks
@@ -22,7 +19,6 @@ from workbench.services import collection_create
 from workbench.tasks import start_runs_import
 
 QIDS = [str(q) for q in range(1, 6)]
-DB_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 HEADER = ("# ir_metadata.start\n# tag: r1\n# actor:\n#   team: header-team\n# method:\n#   automatic: false\n"
           "# description: from the header\n# ir_metadata.end\n")
 MANIFEST = "tag,team,contributes,priority,type,description\nr0,uni-a,yes,1,automatic,BM25\nr5,uni-b,no,2,,\n"
@@ -217,36 +213,22 @@ def test_a_part_that_fails_fails_the_job_and_the_staged_upload_is_removed(tmp_pa
 @pytest.mark.parametrize("killed", ["while running it", "right after claiming it"])
 def test_a_part_whose_worker_died_is_done_by_another_worker_once_with_the_same_runs(tmp_path, settings, var_dir,
                                                                                     killed):
-    from django_tasks.base import TaskResultStatus
-    from django_tasks_db.models import DBTaskResult
-
     paths = _write(tmp_path / "runs")
     whole = _import(_track("one"), paths, settings, 1)
     settings.TASKS = DB_TASKS
     job = _import(_track("split"), paths, settings, 2)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", "--max-tasks", "1",
-                 stdout=StringIO(), stderr=StringIO())  # plans: 2 parts queued
+    run_worker("--max-tasks", "1")  # plans: 2 parts queued
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 2)
-    # a worker claimed the second part and was killed (SIGKILL): its task row stays "running", and its part
-    # "running" too, or still "queued" if the worker died before it began
     dead = job.parts.order_by("pk")[1]
-    long_ago = timezone.now() - timedelta(hours=1)
-    DBTaskResult.objects.filter(id=dead.task_id).update(status=TaskResultStatus.RUNNING, worker_ids=["killed"],
-                                                        started_at=long_ago)
-    if killed == "while running it":
-        Job.objects.filter(pk=dead.pk).update(status=Job.Status.RUNNING, started_at=long_ago, heartbeat_at=long_ago)
-    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=StringIO(), stderr=StringIO())
+    kill_worker_of(dead, began=killed == "while running it")
+    run_worker()
     job.refresh_from_db()
     assert (job.status, job.error, job.result) == (Job.Status.DONE, "", whole.result)
     assert _stored(job.collection) == _stored(whole.collection)
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    parts = DBTaskResult.objects.filter(task_path="workbench.tasks.import_runs_part")
-    assert parts.filter(status=TaskResultStatus.SUCCESSFUL).count() == 2  # each part's work done once
-    assert parts.filter(status=TaskResultStatus.FAILED).count() == 1  # the killed worker's
-    joins = DBTaskResult.objects.filter(task_path="workbench.tasks.join_runs_import")
-    assert list(joins.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+    assert_each_part_done_once("workbench.tasks.import_runs_part", "workbench.tasks.join_runs_import", 2)
     assert _gone(var_dir, job)
 
 
@@ -278,8 +260,7 @@ def test_runs_a_part_stored_are_seen_by_nobody_until_the_join_moves_them(tmp_pat
     collection = _track("staged")
     settings.TASKS = DB_TASKS
     job = _import(collection, _write(tmp_path / "runs"), settings, 2)
-    worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
-    call_command(*worker, "--max-tasks", "2", stdout=StringIO(), stderr=StringIO())  # planned, one part done
+    run_worker("--max-tasks", "2")  # planned, one part done
     job.refresh_from_db()
     assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 1, 2)
     staging = Collection.all_objects.get(staging=True)
@@ -289,7 +270,7 @@ def test_runs_a_part_stored_are_seen_by_nobody_until_the_join_moves_them(tmp_pat
     assert staging.slug not in client.get("/console/").content.decode()
     assert client.get(f"/console/{collection.slug}/").status_code == 200
     assert client.get(f"/console/{staging.slug}/").status_code == 404
-    call_command(*worker, stdout=StringIO(), stderr=StringIO())  # the other part, then the join
+    run_worker()  # the other part, then the join
     job.refresh_from_db()
     assert (job.status, job.error) == (Job.Status.DONE, "")
     assert sorted(collection.runs.values_list("tag", flat=True)) == [f"r{i}" for i in range(8)]
