@@ -42,7 +42,7 @@ class Pool(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     published = models.BooleanField(
-        default=True, help_text="False while a split build writes it: no page, export or queue sees it.")
+        default=True, db_default=True, help_text="False while a split build writes it: no page, export or queue sees it.")
 
     objects = PublishedPools()
     all_objects = models.Manager()  # with the pools being built (their builds and clean-up only)
@@ -101,7 +101,7 @@ class PoolProvenance(models.Model):
     pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="provenance_tables")
     round = models.PositiveIntegerField()
     part = models.PositiveIntegerField(
-        default=0, help_text="A build split by topic stores one table per part (its topics, in natural order).")
+        default=0, db_default=0, help_text="A build split by topic stores one table per part (its topics, in natural order).")
     rows = models.PositiveIntegerField(default=0, help_text="(document, run) pairs in the table.")
     table = models.BinaryField()  # Arrow IPC (LZ4) bytes; see pooling.provenance
 

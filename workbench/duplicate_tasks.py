@@ -96,7 +96,7 @@ def join_duplicates(context, job_id: int) -> None:
 
 def _discard_parts(job: Job) -> None:
     """A split detection's parts' signatures removed (its join ended, or it failed)."""
-    store.delete_tree(f"jobs/{job.pk}/parts")
+    store.delete_tree(subjobs.parts_folder(job))
 
 
 # the planner and the join each store the classes in one transaction, a part writes only its own signatures:

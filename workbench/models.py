@@ -105,7 +105,7 @@ class Collection(models.Model):
         help_text="Assessors may judge a document without text from its page at the document URL.")
     created_at = models.DateTimeField(auto_now_add=True)
     staging = models.BooleanField(
-        default=False, help_text="Holds a part of a split import's runs until its join moves them: seen by nobody.")
+        default=False, db_default=False, help_text="Holds a part of a split import's runs until its join moves them: seen by nobody.")
 
     objects = VisibleCollections()
     all_objects = models.Manager()  # with the staging collections (split imports only)

@@ -4,7 +4,7 @@ A job's task *plans* (:func:`split`): it records one part per slice of the work 
 a section) as a :class:`~workbench.models.Job` whose ``parent`` is the job, and queues each part's task in the
 same transaction; ``db_worker`` processes claim them (django-tasks-db: ``SELECT … FOR UPDATE SKIP LOCKED`` on
 PostgreSQL), so each part runs on one worker. A part's task opens :func:`part` and stores what it found with
-:func:`keep` (in the file store, ``jobs/<parent>/parts/<n>``: another machine may join them); the last part
+:func:`keep` (in the file store, :func:`parts_folder`: another machine may join them); the last part
 to finish queues the job's *join* task once, which reads every part's output in order (:func:`outputs`)
 and finishes the job as it finished before it was split. The result never depends on how many workers ran it.
 
@@ -63,8 +63,6 @@ def split(job_id: int, *, task, parts: Sequence[dict], join, on_failed=None) -> 
     in one transaction; ``join(job_id)`` is queued once the last part is done; ``on_failed(job)`` (a function
     of a module) is called once if the job fails in a part or its join dies. A job split before (its planner
     was retried) keeps its parts."""
-    if not Job.objects.filter(parent_id=job_id).exists():  # outputs of a job of this id in a database reset since
-        store.delete_tree(f"jobs/{job_id}/parts")
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.parts.exists():
@@ -109,11 +107,17 @@ def part(job_id: int, context=None) -> Iterator[jobs.Progress | None]:
 def keep(progress: jobs.Progress, data) -> None:
     """What the part found (bytes, or JSON data), for the join."""
     job = progress.job
-    name = f"jobs/{job.parent_id}/parts/{job.params['part']}"
+    name = f"{parts_folder(job.parent)}/{job.params['part']}"
     if isinstance(data, bytes):
         store.put_bytes(f"{name}.bin", data)
     else:
         store.put_bytes(f"{name}.json", json.dumps(data).encode())
+
+
+def parts_folder(job: Job) -> str:
+    """Where the parts of ``job`` keep their outputs: named by its id and its creation time, so that a job that
+    has the id of an older one (a database reset since, or rows rolled back) never reads that one's outputs."""
+    return f"jobs/{job.pk}/parts-{job.created_at:%Y%m%d%H%M%S%f}"
 
 
 def outputs(job: Job) -> list:
@@ -125,7 +129,7 @@ def each_output(job: Job) -> Iterator:
     """Every part's output, in the parts' order, read one at a time (a join that lets each go once read holds
     one part's output at most)."""
     for index in range(job.parts.count()):
-        name = f"jobs/{job.pk}/parts/{index}"
+        name = f"{parts_folder(job)}/{index}"
         data = store.exists(f"{name}.json")
         with store.open_file(f"{name}.json" if data else f"{name}.bin") as handle:
             yield json.loads(handle.read()) if data else handle.read()

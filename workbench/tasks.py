@@ -267,7 +267,7 @@ def _discard_upload(job: Job) -> None:
     """A split import's staged upload, its parts' outputs and the runs they stored removed (its join ended, or
     it failed)."""
     store.delete_tree(uploads.staged_prefix(job.params.get("directory")))
-    store.delete_tree(f"jobs/{job.pk}/parts")
+    store.delete_tree(subjobs.parts_folder(job))
     Collection.all_objects.filter(slug__startswith=f"_import-{job.pk}-", staging=True).delete()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from datetime import timedelta
 
 import pytest
 
@@ -12,7 +13,7 @@ from evaluation.tasks import evaluate_collection
 from tests.evaluation.tracks import build_track
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
-from workbench import jobs
+from workbench import jobs, subjobs
 from workbench.models import Job
 
 TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}
@@ -91,13 +92,16 @@ def test_an_evaluation_whose_board_is_stored_is_not_split(tmp_path, settings):
 @pytest.mark.django_db(transaction=True)
 def test_parts_left_by_a_job_of_the_same_id_in_a_reset_database_are_not_joined(tmp_path, settings):
     """A database reset (or a test's rolled-back rows) gives a new job the id of an old one whose parts' outputs
-    are still in the file store: they are removed when the job splits, never joined into its report."""
+    are still in the file store: they are never joined into its report (each job's parts have their own folder;
+    removing the old ones when splitting would wait on the bucket before the job is running)."""
     settings.VAR_DIR = tmp_path
     collection = build_track(tmp_path, teams=TEAMS)
     whole = _report(_evaluate(collection, settings, 1))
     settings.TASKS = DB_TASKS
     job = _evaluate(collection, settings, 2)  # queued, not run yet
+    older = Job(pk=job.pk, created_at=job.created_at - timedelta(days=1))  # the old job of this id
     for index in range(2):
-        store.put_bytes(f"jobs/{job.pk}/parts/{index}.json", b'{"judge": "another job", "pairs": 18}')
+        for folder in (subjobs.parts_folder(older), f"jobs/{job.pk}/parts"):  # (and where earlier versions kept them)
+            store.put_bytes(f"{folder}/{index}.json", b'{"judge": "another job", "pairs": 18}')
     run_worker()
     assert _report(job) == whole

@@ -11,7 +11,7 @@ import pytest
 from tests.formats.test_neardup import planted_corpus
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
-from workbench import jobs
+from workbench import jobs, subjobs
 from workbench.models import Document, DuplicateClass, Job
 from workbench.tasks import find_duplicates
 
@@ -64,7 +64,7 @@ def test_a_split_detection_stores_the_classes_of_one_worker(planted, settings, p
     counts = [p["documents"] for p in job.parts.order_by("pk").values_list("params", flat=True)]
     assert sum(counts) == planted.documents.count() and max(counts) - min(counts) <= 1
     assert list(job.parts.values_list("status", flat=True)) == ["done"] * parts
-    assert not store.list_tree(f"jobs/{job.pk}/parts")  # the parts' signatures removed once joined
+    assert not store.list_tree(subjobs.parts_folder(job))  # the parts' signatures removed once joined
 
 
 @pytest.mark.django_db

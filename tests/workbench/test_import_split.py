@@ -12,7 +12,7 @@ import pytest
 from tests import factories
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
 from workbench import files as store
-from workbench import runstore
+from workbench import runstore, subjobs
 from workbench import tasks as workbench_tasks
 from workbench.models import Collection, Job, Run, Topic
 from workbench.services import collection_create
@@ -71,7 +71,7 @@ def _stored(collection) -> list[tuple]:
 def _gone(var_dir: Path, job: Job) -> bool:
     """The job's staged upload and its parts' outputs are removed."""
     staged = [p for p in (var_dir / "uploads").glob("*") if p.name != "tmp"]
-    return (not staged and not store.list_tree(f"jobs/{job.pk}/parts")
+    return (not staged and not store.list_tree(subjobs.parts_folder(job))
             and not Collection.all_objects.filter(staging=True).exists())  # nor the runs the parts stored
 
 
