@@ -38,7 +38,6 @@ from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_judgments
 from judging.qrels import qrels as judged_qrels
-from pooling import selectors as pooling_selectors
 from pooling import strategies as S
 from workbench.models import Collection
 
@@ -272,20 +271,18 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
 
 def _judged_figures(collection: Collection, pool, topics: list[str] | None = None) -> JudgedFigures:
     """The figures of the pool (of ``topics`` only, if given: a slice a part of a split job reads alone)."""
-    judgments = Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE)  # humans'
-    if topics is not None:
-        judgments = judgments.filter(topic__qid__in=list(topics))
-    judged = pd.DataFrame.from_records(list(judgments.order_by().values_list("topic__qid", "docno").distinct()),
-                                       columns=["qid", "docno"]).drop_duplicates()
-    pooled = pooling_selectors.pool_pairs(pool, topics) if pool is not None else pd.DataFrame(columns=["qid", "docno"])
-    in_pool = pooled.merge(judged, on=["qid", "docno"], how="inner") if len(pooled) and len(judged) else pooled[:0]
-    sizes = pooled.groupby("qid").size().to_dict() if len(pooled) else {}
-    done = in_pool.groupby("qid").size().to_dict() if len(in_pool) else {}
-    counts = judged.groupby("qid").size().to_dict() if len(judged) else {}
-    topics = {q: {"pooled": int(sizes.get(q, 0)), "judged_in_pool": int(done.get(q, 0)),
-                  "judgments": int(counts.get(q, 0))} for q in S.sorted_topics(set(sizes) | set(counts))}
-    return JudgedFigures(pool=None if pool is None else pool.name, topics=topics, pooled=int(len(pooled)),
-                         judged_in_pool=int(len(in_pool)), judgments=int(len(judged)))
+    from judging.completeness import pool_judged_counts
+    from pooling.models import Pool
+
+    pools = Pool.objects.filter(pk=pool.pk) if pool is not None else Pool.objects.none()
+    counts = pool_judged_counts(collection, pools, topics)
+    figures = {q: {"pooled": c.pooled, "judged_in_pool": c.judged_in_pool, "judgments": c.judged}
+               for q, c in counts.items()}
+    return JudgedFigures(pool=None if pool is None else pool.name,
+                         topics={q: figures[q] for q in S.sorted_topics(figures)},
+                         pooled=sum(c.pooled for c in counts.values()),
+                         judged_in_pool=sum(c.judged_in_pool for c in counts.values()),
+                         judgments=sum(c.judged for c in counts.values()))
 
 
 def main_pool_figures(collection: Collection, topics: list[str]) -> JudgedFigures:
