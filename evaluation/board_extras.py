@@ -169,12 +169,13 @@ def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dic
     computes them for one topic."""
     from evaluation import scoring, snapshot
     from pooling import strategies as S
+    from workbench.selectors import run_frames
 
     snap = snapshot.snapshot(collection)
     qrels = scoring.qrels_frame(collection, policy=policy)
     qid_text = qrels["qid"].astype(str)
     contributing = [t for t, c in snap.contributed.items() if c]
-    runs = scoring.frames(collection, contributing)
+    runs = run_frames(collection, tags=contributing, depth=max(TOPIC_DEPTHS))  # the heads of the runs
     provenance = S.ranked_entries(runs, max(TOPIC_DEPTHS)) if runs else None
     parts = []
     if provenance is not None and len(provenance):

@@ -240,6 +240,9 @@ class RunData(models.Model):
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="data")
     table = models.BinaryField()  # Arrow IPC (Feather v2, LZ4) bytes; see workbench.runstore
+    #: each topic's first ``runstore.HEAD_DEPTH`` rows alone, in the same format (what a depth-k pool reads);
+    #: empty when that is the whole table, and for runs stored before heads were
+    head = models.BinaryField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "run data"

@@ -73,6 +73,8 @@ class CheckedRun:
     metadata: dict | None = None
     #: the parsed file, for ``runs_store``'s ``accept`` (not kept otherwise, nor sent between workers)
     run_file: object = dataclasses.field(default=None, compare=False, repr=False)
+    #: each topic's first rows apart (``runstore.encode_with_head``), None when that is the whole table
+    head: bytes | None = None
 
 
 def _sha256_of(source: str | Path) -> str:
@@ -85,7 +87,8 @@ def _sha256_of(source: str | Path) -> str:
 
 def _checked(spec: RunSpec, run_file, keep_file: bool) -> CheckedRun:
     frame = run_file.frame
-    return CheckedRun(spec=spec, tag=run_file.tag, blob=runstore.encode(frame), num_topics=int(frame["qid"].nunique()),
+    blob, head = runstore.encode_with_head(frame)
+    return CheckedRun(spec=spec, tag=run_file.tag, blob=blob, head=head, num_topics=int(frame["qid"].nunique()),
                       num_entries=len(frame),
                       sha256=_sha256_of(spec.source) if isinstance(spec.source, str | Path) else "",
                       header=header_fields(run_file.metadata), warnings=run_file.warnings,
@@ -176,8 +179,8 @@ def _store_all(collection: Collection, checked: Sequence[CheckedRun], progress=N
         if progress:
             progress(1)
     # the tables in one go (on PostgreSQL a binary COPY, not hex-encoded parameters)
-    insert_rows(RunData, ("run", "table"), ("int8", "bytea"),
-                ((run.pk, item.blob) for run, item in zip(runs, checked, strict=True)))
+    insert_rows(RunData, ("run", "table", "head"), ("int8", "bytea", "bytea"),
+                ((run.pk, item.blob, item.head) for run, item in zip(runs, checked, strict=True)))
     return runs
 
 
@@ -267,9 +270,11 @@ def checked_bytes(checked: Sequence[CheckedRun]) -> bytes:
     a JSON header (each run's fields and its table's size), then the tables end to end."""
     header = [{"spec": {**dataclasses.asdict(c.spec), "source": str(c.spec.source)}, "tag": c.tag,
                "num_topics": c.num_topics, "num_entries": c.num_entries, "sha256": c.sha256, "header": c.header,
-               "warnings": list(c.warnings), "metadata": c.metadata, "size": len(c.blob)} for c in checked]
+               "warnings": list(c.warnings), "metadata": c.metadata, "size": len(c.blob),
+               "head_size": None if c.head is None else len(c.head)} for c in checked]
     text = json.dumps(header, default=str).encode()  # default: a YAML date of a metadata header, as text
-    return b"".join([_MAGIC, len(text).to_bytes(8, "big"), text, *(c.blob for c in checked)])
+    return b"".join([_MAGIC, len(text).to_bytes(8, "big"), text,
+                     *(part for c in checked for part in (c.blob, c.head or b""))])
 
 
 def checked_runs(data: bytes) -> list[CheckedRun]:
@@ -280,8 +285,9 @@ def checked_runs(data: bytes) -> list[CheckedRun]:
     end = start + int.from_bytes(data[len(_MAGIC):start], "big")
     found, view = [], memoryview(data)
     for fields in json.loads(data[start:end]):
-        size = fields.pop("size")
+        size, head_size = fields.pop("size"), fields.pop("head_size", None)
+        head = None if head_size is None else bytes(view[end + size:end + size + head_size])
         found.append(CheckedRun(**{**fields, "spec": RunSpec(**fields["spec"]), "warnings": tuple(fields["warnings"]),
-                                   "blob": bytes(view[end:end + size])}))
-        end += size
+                                   "blob": bytes(view[end:end + size]), "head": head}))
+        end += size + (head_size or 0)
     return found

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
+from django.db.models.functions import Coalesce
 
 from workbench import runstore
 from workbench.models import Collection, Run, RunData
@@ -52,7 +53,7 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
         else:
             frames[run.tag] = frame if topics is None else frame[frame["qid"].isin(list(topics))].reset_index(drop=True)
     if missing:
-        blobs = _run_blobs([r.id for r in missing])
+        blobs = _run_blobs([r.id for r in missing], depth=depth)
         lost = sorted(run.tag for run in missing if run.id not in blobs)
         if lost:
             raise RunDataMissing(f"run {', '.join(map(repr, lost))} of collection {collection.slug!r} has no stored "
@@ -64,16 +65,22 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
     return {run.tag: frames[run.tag] for run in runs}
 
 
-def _run_blobs(ids: list[int]) -> dict[int, bytes]:
-    """The stored tables of these runs. On PostgreSQL in binary: Django's cursor receives bytea as hex
-    text, twice the bytes, decoded in Python (most of a cold read of 150 runs)."""
+def _run_blobs(ids: list[int], *, depth: int | None = None) -> dict[int, bytes]:
+    """The stored tables of these runs; for rows down to ``depth`` at most ``runstore.HEAD_DEPTH``, their heads
+    where they have one (what a depth-k pool reads). On PostgreSQL in binary: Django's cursor receives bytea as
+    hex text, twice the bytes, decoded in Python (most of a cold read of 150 runs)."""
+    head = depth is not None and depth <= runstore.HEAD_DEPTH
     if connection.vendor != "postgresql":
-        return dict(RunData.objects.filter(run_id__in=ids).values_list("run_id", "table"))
+        column = Coalesce("head", "table") if head else F("table")
+        return dict(RunData.objects.filter(run_id__in=ids).values_list("run_id", column))
     import psycopg  # only a PostgreSQL deployment needs it loaded
 
     meta = RunData._meta
     quote = connection.ops.quote_name
-    sql = (f"SELECT {quote(meta.get_field('run').column)}, {quote(meta.get_field('table').column)} "
+    table = quote(meta.get_field("table").column)
+    if head:
+        table = f"COALESCE({quote(meta.get_field('head').column)}, {table})"
+    sql = (f"SELECT {quote(meta.get_field('run').column)}, {table} "
            f"FROM {quote(meta.db_table)} WHERE {quote(meta.get_field('run').column)} = ANY(%s)")
     connection.ensure_connection()
     # a plain (server-binding) cursor: the client-binding ones Django makes cannot return binary
