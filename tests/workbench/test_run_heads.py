@@ -63,3 +63,18 @@ def test_a_depth_pool_from_the_heads_is_the_pool_from_the_whole_tables(tmp_path,
     assert pool_entry_table(heads).equals(pool_entry_table(tables))
     assert pool_provenance(heads).equals(pool_provenance(tables))
     assert heads.params["runs"] == tables.params["runs"]
+
+
+def test_a_depth_pool_within_the_head_reads_no_whole_table(tmp_path, settings, head_depth, monkeypatch):
+    from workbench import selectors
+
+    job = _import(_track("track"), _runs(tmp_path / "runs"), settings, 1)
+    runstore.frame_cache.clear()
+    fetched = []
+    original = runstore.decode
+    monkeypatch.setattr(runstore, "decode", lambda blob, *a, **k: (fetched.append(len(bytes(blob))), original(blob, *a, **k))[1])
+    selectors.run_frames(job.collection, depth=head_depth)
+    heads = dict(RunData.objects.filter(run__collection=job.collection).values_list("run_id", "head"))
+    tables = dict(RunData.objects.filter(run__collection=job.collection).values_list("run_id", "table"))
+    expected = sorted(len(heads[r] if heads[r] is not None else tables[r]) for r in heads)
+    assert sorted(fetched) == expected and sum(expected) < sum(len(t) for t in tables.values())
