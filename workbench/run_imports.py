@@ -73,7 +73,8 @@ class CheckedRun:
     metadata: dict | None = None
     #: the parsed file, for ``runs_store``'s ``accept`` (not kept otherwise, nor sent between workers)
     run_file: object = dataclasses.field(default=None, compare=False, repr=False)
-    #: each topic's first rows apart (``runstore.encode_with_head``), None when that is the whole table
+    #: each topic's first rows apart (``runstore.encode_with_head``), None when that is the whole table (not
+    #: sent between workers: the part that checks a run stores it)
     head: bytes | None = None
 
 
@@ -270,11 +271,9 @@ def checked_bytes(checked: Sequence[CheckedRun]) -> bytes:
     a JSON header (each run's fields and its table's size), then the tables end to end."""
     header = [{"spec": {**dataclasses.asdict(c.spec), "source": str(c.spec.source)}, "tag": c.tag,
                "num_topics": c.num_topics, "num_entries": c.num_entries, "sha256": c.sha256, "header": c.header,
-               "warnings": list(c.warnings), "metadata": c.metadata, "size": len(c.blob),
-               "head_size": None if c.head is None else len(c.head)} for c in checked]
+               "warnings": list(c.warnings), "metadata": c.metadata, "size": len(c.blob)} for c in checked]
     text = json.dumps(header, default=str).encode()  # default: a YAML date of a metadata header, as text
-    return b"".join([_MAGIC, len(text).to_bytes(8, "big"), text,
-                     *(part for c in checked for part in (c.blob, c.head or b""))])
+    return b"".join([_MAGIC, len(text).to_bytes(8, "big"), text, *(c.blob for c in checked)])
 
 
 def checked_runs(data: bytes) -> list[CheckedRun]:
@@ -285,9 +284,8 @@ def checked_runs(data: bytes) -> list[CheckedRun]:
     end = start + int.from_bytes(data[len(_MAGIC):start], "big")
     found, view = [], memoryview(data)
     for fields in json.loads(data[start:end]):
-        size, head_size = fields.pop("size"), fields.pop("head_size", None)
-        head = None if head_size is None else bytes(view[end + size:end + size + head_size])
+        size = fields.pop("size")
         found.append(CheckedRun(**{**fields, "spec": RunSpec(**fields["spec"]), "warnings": tuple(fields["warnings"]),
-                                   "blob": bytes(view[end:end + size]), "head": head}))
-        end += size + (head_size or 0)
+                                   "blob": bytes(view[end:end + size])}))
+        end += size
     return found

@@ -43,7 +43,7 @@ def canonical_order(frame: pd.DataFrame) -> np.ndarray:
 
 
 #: each topic's first rows are also stored apart (``RunData.head``): a depth-k pool with k up to this reads them
-#: alone (a twentieth of a depth-1,000 run's bytes: most of a pool build's reading was fetching whole runs)
+#: alone (about a tenth of a depth-1,000 run's bytes: most of a pool build's reading was fetching whole runs)
 HEAD_DEPTH = 100
 
 

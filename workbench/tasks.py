@@ -210,7 +210,7 @@ def import_runs_part(context, job_id: int) -> None:
         if len({c.tag for c in checked}) == len(checked):  # else the join refuses them (a tag in two files)
             progress.step(f"part {job.params['part'] + 1} of {parent.total}: storing {len(checked)} runs")
             runs_stage(_staging(parent, job.params["part"]), checked)
-        subjobs.keep(progress, checked_bytes([dataclasses.replace(c, blob=b"", head=None) for c in checked]))
+        subjobs.keep(progress, checked_bytes([dataclasses.replace(c, blob=b"") for c in checked]))
 
 
 def _staging(job: Job, part: int) -> str:
