@@ -86,7 +86,18 @@ def board_part(collection: Collection, params: dict) -> bytes | dict:
         figures = _slice_figures(collection, params["figure_topics"]) if "figure_topics" in params else None
         if board_store.stored(board.board_name(collection.pk, key, params["policy"])):
             return {"version": key, "figures": figures}
+        _whole_qrels(collection, params["policy"])
         return topic_part(collection, params, policy=params["policy"], extra={"figures": figures})
+
+
+def _whole_qrels(collection: Collection, policy: str) -> None:
+    """Read the policy's whole qrels into this process's cache of the version: the part takes its topics'
+    lines from them (``scoring.prepared_qrels``) and the extras' parts this worker claims next read them whole
+    (one read per worker, not one per part: 5 s each for 1.8 million judgments)."""
+    try:
+        scoring.qrels_frame(collection, policy=policy)
+    except EvaluationError:  # nothing to evaluate against: the part says so as it would have
+        pass
 
 
 def _extras(collection: Collection, policy: str, names: list[str], key: str) -> bytes | dict:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from django.db.models import Exists, OuterRef
 
 from evaluation import scoring, snapshot
 from evaluation.board import version_key
@@ -35,6 +36,7 @@ from evaluation.reusability import (
     judgments_of,
     unique_owner,
 )
+from judging.models import Judgment
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -46,7 +48,8 @@ BY = ("run", "team")
 def topic_sections(collection: Collection, *, shares: int) -> list[dict]:
     """The parts: ``shares`` contiguous slices of the judged topics, in the engine's (byte) order; fewer when
     there are fewer topics. Nothing is read but which topics have judgments: each part reads its qrels."""
-    topics = sorted(collection.topics.filter(judgments__isnull=False).distinct().values_list("qid", flat=True))
+    judged = Judgment.objects.filter(collection=collection, topic=OuterRef("pk"))  # a probe of an index per topic
+    topics = sorted(collection.topics.filter(Exists(judged)).values_list("qid", flat=True))
     shares = max(1, min(shares, len(topics)))
     return [{"topics": topics[i * len(topics) // shares:(i + 1) * len(topics) // shares]} for i in range(shares)]
 

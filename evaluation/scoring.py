@@ -16,7 +16,7 @@ import pandas as pd
 
 from evaluation import board
 from evaluation import measures as registry
-from evaluation.cache import cached, rankings, version
+from evaluation.cache import cache, cached, rankings, version
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
 from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
@@ -87,11 +87,17 @@ def qrels_frame(collection: Collection, *, policy: str = DEFAULT_POLICY, assesso
 def prepared_qrels(collection: Collection, *, policy: str = DEFAULT_POLICY, assessor: str | None = None,
                    topics: Sequence[str] | None = None) -> Qrels | None:
     """:func:`qrels_frame` prepared for the engine, once per version (every evaluation pass shares it); with
-    ``topics``, those topics' only, read alone (a part of a job split by topic; None when they have none)."""
+    ``topics``, those topics' only (a part of a job split by topic; None when they have none): their lines of
+    the version's qrels where this process has them (a board job's parts read them whole: its other parts
+    need them whole), else read alone."""
     policy = normalise_policy(policy)
     if topics is not None:
-        frame = judged_qrels(collection, assessor=assessor, policy=policy.removesuffix(COMPLETE), topics=topics)
-        frame = _complete_topics_only(collection, frame) if policy.endswith(COMPLETE) and len(frame) else frame
+        whole = cache.get((version(collection), "qrels", policy, assessor))
+        if whole is not None:  # the lines of the whole (sorted by topic then document), as read alone
+            frame = whole[whole["qid"].isin(set(topics))].reset_index(drop=True)
+        else:
+            frame = judged_qrels(collection, assessor=assessor, policy=policy.removesuffix(COMPLETE), topics=topics)
+            frame = _complete_topics_only(collection, frame) if policy.endswith(COMPLETE) and len(frame) else frame
         return _prepared(collection, frame) if len(frame) else None
     key = (version(collection), "prepared qrels", policy, assessor)
     return cached(key, lambda: _prepared(collection, qrels_frame(collection, policy=policy, assessor=assessor)))

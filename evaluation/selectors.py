@@ -37,7 +37,7 @@ from evaluation.scoring import EvaluationError
 from judging.completeness import pool_judged_counts
 from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
-from judging.qrels import assessor_judgments
+from judging.qrels import assessor_names as judging_assessor_names
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
 from pooling.models import Pool
@@ -313,8 +313,8 @@ def assessor_names(collection: Collection) -> list[str]:
 
 
 def read_assessor_names(collection: Collection) -> list[str]:
-    judgments = assessor_judgments(collection)
-    return sorted(judgments["assessor"].unique()) if len(judgments) else []
+    """:func:`assessor_names` read from the database (what a board job stores)."""
+    return judging_assessor_names(collection)
 
 
 def _defined(row: dict) -> dict:

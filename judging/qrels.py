@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
 from judging.agreement import majority_qrels
 from judging.models import Judgment
@@ -31,8 +32,8 @@ from judging.policies import (
 from workbench.formats.ids import all_integers
 from workbench.models import Collection
 
-__all__ = ["JUDGMENT_COLUMNS", "POLICIES", "QRELS_POLICIES", "assessor_judgments", "current_judgments", "qrels",
-           "sort_qrels"]
+__all__ = ["JUDGMENT_COLUMNS", "POLICIES", "QRELS_POLICIES", "assessor_judgments", "assessor_names", "current_judgments",
+           "qrels", "sort_qrels"]
 
 JUDGMENT_COLUMNS = ["assessor", "qid", "docno", "grade", "source"]
 
@@ -309,3 +310,16 @@ def assessor_judgments(collection: Collection) -> pd.DataFrame:
     frame = current_judgments(collection)
     frame = frame[frame["source"] != Judgment.Source.ADJUDICATION]
     return frame[["assessor", "qid", "docno", "grade"]].reset_index(drop=True)
+
+
+def assessor_names(collection: Collection) -> list[str]:
+    """The assessors of :func:`assessor_judgments` (those with a current grade), sorted, without reading the
+    judgments: for each name, the database looks for one grade of it that no later record of the same
+    assessor revises (an index probe each; the first one found nearly always is), where the grades read
+    whole took seconds for millions of judgments."""
+    human = Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE).order_by()
+    later = human.filter(topic_id=OuterRef("topic_id"), docno=OuterRef("docno"), assessor=OuterRef("assessor"),
+                         id__gt=OuterRef("id"))
+    current = human.filter(cannot_judge=False).exclude(source=Judgment.Source.ADJUDICATION).filter(~Exists(later))
+    names = human.values_list("assessor", flat=True).distinct()
+    return sorted(name for name in names if current.filter(assessor=name).exists())
