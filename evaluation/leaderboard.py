@@ -74,7 +74,7 @@ class Leaderboard:
     collection: str
     measures: list[str]                        # printed names, in the order asked
     runs: list[RunScore]                       # by the first measure, best first
-    per_topic: Mapping[str, pd.DataFrame]      # tag -> index qid, one column per measure (built lazily)
+    per_topic: _PerTopic                       # tag -> index qid, one column per measure (built lazily)
     topics: list[str]                          # topics evaluated (in the qrels and some run), natural order
     qrels_policy: str
     judged_threshold: float
@@ -96,19 +96,18 @@ class Leaderboard:
                    "measures": r.measures, "ci95": {k: list(v) for k, v in r.ci.items()}, "group": r.letter,
                    "judged_at_10": r.judged_at_10, "judged_at_k": {str(k): v for k, v in r.judged_at_k.items()},
                    "flags": r.flags, "robust": r.robust, "topics": r.topics}
-            if per_topic:
-                row["per_topic"] = self._per_topic_values(r.tag)
+            row.update({"per_topic": self._per_topic_values(r.tag)} if per_topic else {})
             runs.append(row)
         return _plain({"collection": self.collection, "measures": self.measures, "qrels": self.qrels_policy,
                        "topics": [str(q) for q in self.topics],
                        "pool": self.pool, "judged_threshold": self.judged_threshold, "runs": runs})
 
     def _per_topic_values(self, tag: str) -> dict[str, dict[str, float]]:
-        frame = self.per_topic[tag]
-        frame = frame.loc[[q for q in self.topics if q in frame.index]]  # natural topic order
-        present = [c for c in [*self.measures, "judged_10"] if c in frame.columns]
-        return {str(q): dict(zip(present, row, strict=True))
-                for q, row in zip(frame.index, frame[present].itertuples(index=False), strict=True)}
+        found = self.per_topic.scores(tag)  # the run's arrays, not its frame: 4 s for 1,000 runs' frames
+        where = {q: i for i, q in enumerate(found.qids)}
+        present = [c for c in [*self.measures, "judged_10"] if c in found.values]
+        columns = {c: np.asarray(found.values[c]).tolist() for c in present}
+        return {str(q): {c: columns[c][where[q]] for c in present} for q in self.topics if q in where}
 
 
 def _plain(value):
@@ -382,6 +381,9 @@ class _PerTopic(Mapping):
 
     def __getitem__(self, tag: str) -> pd.DataFrame:
         return self._scores[tag].per_topic
+
+    def scores(self, tag: str) -> Scores:
+        return self._scores[tag]
 
     def __iter__(self):
         return iter(self._scores)

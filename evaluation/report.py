@@ -10,6 +10,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+from evaluation import cache
 from evaluation.leaderboard import leaderboard
 from evaluation.release import Bundle
 from evaluation.report_topics import topic_joined, topic_part, topic_sections
@@ -52,13 +53,14 @@ def _board_files(collection: Collection, measures, policy: str, board=None) -> d
 def evaluation_report(collection: Collection, *, measures: Sequence[str] | None = None,
                       policy: str = DEFAULT_POLICY, loo_measure: str = "map",
                       step: Callable[[str], None] = lambda text: None) -> Bundle:
-    step("scoring every run")
-    files = _board_files(collection, measures, policy)
-    for by in ("run", "team"):
-        step(f"leaving each {by} out of the pool")
-        if collection.runs.filter(contributes=True).exists():
-            files[f"leave_one_{by}_out.csv"] = leave_one_out(collection, measure=loo_measure, by=by,
-                                                              qrels_policy=policy).table.to_csv(index=False)
+    with cache.one_version():  # every file of one version of the collection (its state read once)
+        step("scoring every run")
+        files = _board_files(collection, measures, policy)
+        for by in ("run", "team"):
+            step(f"leaving each {by} out of the pool")
+            if collection.runs.filter(contributes=True).exists():
+                files[f"leave_one_{by}_out.csv"] = leave_one_out(collection, measure=loo_measure, by=by,
+                                                                  qrels_policy=policy).table.to_csv(index=False)
     return _zipped(collection, files)
 
 
@@ -88,8 +90,9 @@ def report_section(collection: Collection, section: dict, *, measures: Sequence[
 def report_joined(collection: Collection, outputs: list, *, measures: Sequence[str] | None = None,
                   policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> Bundle:
     """The report from its parts' outputs, in the parts' order."""
-    board, tables = topic_joined(collection, outputs, measures=measures, policy=policy, loo_measure=loo_measure)
-    files = _board_files(collection, measures, policy, board)
+    with cache.one_version():
+        board, tables = topic_joined(collection, outputs, measures=measures, policy=policy, loo_measure=loo_measure)
+        files = _board_files(collection, measures, policy, board)
     for by, table in tables.items():
         files[f"leave_one_{by}_out.csv"] = table
     return _zipped(collection, files)

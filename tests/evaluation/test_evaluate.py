@@ -183,6 +183,20 @@ def test_evaluate_prints_json_with_trec_eval_names_flags_and_per_topic_scores(tr
     assert runs["alpha"]["per_topic"]["301"]["map"] == pytest.approx(0.5)
 
 
+def test_the_per_topic_values_of_the_json_are_those_of_each_runs_frame(track):
+    """Each run's per-topic values in the JSON (read from its arrays) are its frame's rows, in natural
+    topic order, with the measures and judged@10 only, as Python numbers."""
+    board = selectors.leaderboard(track, measures=["map", "P.10", "ndcg_cut.10", "num_ret"])
+    data = board.as_dict(per_topic=True)
+    for row in data["runs"]:
+        frame = board.per_topic[row["run"]]
+        columns = [c for c in [*board.measures, "judged_10"] if c in frame.columns]
+        expected = {str(q): {c: (None if frame.at[q, c] != frame.at[q, c] else frame.at[q, c].item())
+                             for c in columns} for q in board.topics if q in frame.index}
+        assert row["per_topic"] == expected and list(row["per_topic"]) == list(expected)
+        assert "judged_10" in columns and {type(v) for t in expected.values() for v in t.values()} <= {int, float}
+
+
 def test_evaluate_writes_one_csv_row_per_run(track):
     rows = list(csv.DictReader(StringIO(run("evaluate", "robust", "-m", "map", "--format", "csv"))))
     assert [r["run"] for r in rows] == ["beta", "alpha", "late"]
