@@ -235,10 +235,11 @@ def shared_figures(collection: Collection, policies: list[str]) -> dict:
     """What a board's meta holds that is not its runs' scores (the same for every policy but infAP, by
     policy), as JSON; a split board job reads them in its parts (:mod:`evaluation.board_topics`)."""
     from evaluation import scoring
-    from evaluation.selectors import judged_figures, read_assessor_names
+    from evaluation.selectors import judged_figures
+    from judging.qrels import assessor_names
 
     return {"infap": {policy: infap_figures(collection, policy) for policy in policies},
-            "assessors": read_assessor_names(collection),
+            "assessors": assessor_names(collection),
             "completeness": dataclasses.asdict(scoring.completeness(collection)),
             "judged_figures": dataclasses.asdict(judged_figures(collection))}
 

@@ -134,9 +134,9 @@ def extra_tables(outputs: list, key: str) -> dict:
 
 def _figures(collection: Collection, policies: list[str]) -> dict:
     """What the meta holds but the scores and the figures read by topic: the assessors, infAP by policy."""
-    from evaluation.selectors import read_assessor_names
+    from judging.qrels import assessor_names
 
-    found: dict = {"assessors": read_assessor_names(collection), "infap": {}}
+    found: dict = {"assessors": assessor_names(collection), "infap": {}}
     for policy in policies:
         try:
             found["infap"][policy] = board.infap_figures(collection, policy)

@@ -307,14 +307,9 @@ def assessor_names(collection: Collection) -> list[str]:
         stored = board.current(collection, DEFAULT_POLICY)
         if stored is not None and "assessors" in stored.meta:
             return list(stored.meta["assessors"])
-        return read_assessor_names(collection)
+        return judging_assessor_names(collection)
 
     return cache.cached((cache.version(collection), "assessor names"), compute)
-
-
-def read_assessor_names(collection: Collection) -> list[str]:
-    """:func:`assessor_names` read from the database (what a board job stores)."""
-    return judging_assessor_names(collection)
 
 
 def _defined(row: dict) -> dict:
