@@ -12,7 +12,9 @@ the files are in the bucket; without, the workers share the local disk):
 
 - the import of every run file as one job (staged first, as an upload; split by files), into a collection of
   its own each time (a job left out is done in this process);
-- a new depth-``--pool-depth`` pool over every run (split by topic; the pool hidden until published);
+- a new depth-``--pool-depth`` pool over every run (split by topic; the pool hidden until published); on
+  PostgreSQL, the ceiling PostgreSQL itself sets on this machine: the same entries copied into an empty table
+  like the entries' from one session, and by the two parts' topics from two sessions at once (no workbench code);
 - the full evaluation (leaderboard and leave-one-out by run and by team; split by topic) of that pool judged
   (30% relevant), cold: no board stored (a stored board is what one worker's report reads);
 - the board job the leaderboard's first page waits for ("leaderboard cold", extras included; split by topic),
@@ -144,6 +146,7 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
 
 
 PEAKS: list[int] = []
+NOTES: list[str] = []  # lines printed under the table
 
 #: ``manage.py db_worker`` with what a long-running worker has loaded by its second job (the jobs' modules,
 #: scipy's statistics): a fresh process would pay those imports inside the first job it claims, which is
@@ -302,6 +305,60 @@ def _pools(collection, tmp: Path, args, env: dict, rows: list, *, timed: bool) -
     assert pools[1][0] == pools[2][0] and pools[1][1].equals(pools[2][1]), "the split pool differs"
     assert pools[1][2] == pools[2][2], "the split pool's record differs"
     Pool.objects.filter(name="p2").delete()  # one pool, judged, for what follows
+    if args.postgres:
+        _copy_ceiling(Pool.objects.get(name="p1"))
+
+
+def _copy_ceiling(pool) -> None:
+    """PostgreSQL's own scaling on this machine, with no workbench code: the pool's entries copied (``COPY``, as
+    the build writes them) into an empty table like the entries' (same columns, identity, indexes and checks),
+    from one session, then by the two parts' topics from two sessions at once. Twice each, alternating."""
+    import threading
+
+    import psycopg
+    from django.db import connection
+
+    from pooling.models import PoolEntry
+    from workbench.formats.ids import sorted_topics
+
+    qids = sorted_topics(pool.collection.topics.values_list("qid", flat=True))
+    ids = dict(pool.collection.topics.values_list("qid", "pk"))
+    halves = [[ids[q] for q in qids[:len(qids) // 2]], [ids[q] for q in qids[len(qids) // 2:]]]
+    columns = ", ".join(f.column for f in PoolEntry._meta.concrete_fields if not f.primary_key)
+    params = connection.get_connection_params()  # the benchmark's own database
+    with psycopg.connect(**params, autocommit=True) as conn:
+        payloads = []
+        for topics in halves:  # in the order the build writes them: topic, then docno
+            with conn.cursor().copy(f"COPY (SELECT {columns} FROM pooling_poolentry WHERE pool_id = {pool.pk} AND "
+                                    f"topic_id = ANY(ARRAY{topics}::bigint[]) ORDER BY topic_id, docno) TO STDOUT") as copy:
+                payloads.append(b"".join(bytes(chunk) for chunk in copy))
+        conn.execute("CREATE TABLE bench_copy (LIKE pooling_poolentry INCLUDING ALL)")
+        try:
+            timings: dict[int, list[float]] = {1: [], 2: []}
+            for sessions in (1, 2, 1, 2):
+                conn.execute("TRUNCATE bench_copy RESTART IDENTITY")
+                chunks = [b"".join(payloads)] if sessions == 1 else payloads
+                threads = [threading.Thread(target=_copy_into, args=(params, columns, data)) for data in chunks]
+                start = time.perf_counter()
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                timings[sessions].append(time.perf_counter() - start)
+        finally:
+            conn.execute("DROP TABLE bench_copy")
+    entries = sum(payload.count(b"\n") for payload in payloads)
+    NOTES.append(f"PostgreSQL alone (no workbench code): `COPY` of the pool's {entries:,} entries into an empty table "
+                 f"like theirs, from one session {' and '.join(f'{t:.1f}' for t in timings[1])} s, from two sessions "
+                 f"at once (half the topics each) {' and '.join(f'{t:.1f}' for t in timings[2])} s: ratio "
+                 f"{' and '.join(f'{b / a:.2f}' for a, b in zip(timings[1], timings[2], strict=True))}")
+
+
+def _copy_into(params: dict, columns: str, data: bytes) -> None:
+    import psycopg
+
+    with psycopg.connect(**params) as conn, conn.cursor().copy(f"COPY bench_copy ({columns}) FROM STDIN") as copy:
+        copy.write(data)
 
 
 def _evaluations(collection, tmp: Path, env: dict, rows: list) -> None:
@@ -333,6 +390,8 @@ def _table(rows: list, args) -> None:
     if len(rows) > 2:
         print(f"| all of them | {totals[0]:.1f} s | {totals[1]:.1f} s | {totals[1] / totals[0]:.2f} | | |")
     print("\nThe same runs, pool, report and board with one worker and with two: yes")
+    for note in NOTES:
+        print(f"\n{note}")
 
 if __name__ == "__main__":
     main()
