@@ -324,15 +324,16 @@ def _copy_ceiling(pool) -> None:
     qids = sorted_topics(pool.collection.topics.values_list("qid", flat=True))
     ids = dict(pool.collection.topics.values_list("qid", "pk"))
     halves = [[ids[q] for q in qids[:len(qids) // 2]], [ids[q] for q in qids[len(qids) // 2:]]]
+    table = PoolEntry._meta.db_table
     columns = ", ".join(f.column for f in PoolEntry._meta.concrete_fields if not f.primary_key)
     params = connection.get_connection_params()  # the benchmark's own database
     with psycopg.connect(**params, autocommit=True) as conn:
         payloads = []
         for topics in halves:  # in the order the build writes them: topic, then docno
-            with conn.cursor().copy(f"COPY (SELECT {columns} FROM pooling_poolentry WHERE pool_id = {pool.pk} AND "
+            with conn.cursor().copy(f"COPY (SELECT {columns} FROM {table} WHERE pool_id = {pool.pk} AND "
                                     f"topic_id = ANY(ARRAY{topics}::bigint[]) ORDER BY topic_id, docno) TO STDOUT") as copy:
                 payloads.append(b"".join(bytes(chunk) for chunk in copy))
-        conn.execute("CREATE TABLE bench_copy (LIKE pooling_poolentry INCLUDING ALL)")
+        conn.execute(f"CREATE TABLE bench_copy (LIKE {table} INCLUDING ALL)")
         try:
             timings: dict[int, list[float]] = {1: [], 2: []}
             for sessions in (1, 2, 1, 2):
