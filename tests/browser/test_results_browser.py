@@ -203,5 +203,13 @@ def test_no_results_page_is_wider_than_a_390_px_phone(browser, live_server, trac
             wide[path] = width
     page.goto(f"{live_server.url}/collections/robust/leaderboard/")
     page.screenshot(path=str(screenshot_dir / "leaderboard-390px.png"), full_page=True)
+    # scrolled sideways to the scores, the table still shows which run each row is
+    table = page.locator("table.leaderboard")
+    table.evaluate("t => { t.scrollLeft = t.scrollWidth; window.scrollTo(0, t.getBoundingClientRect().top + scrollY - 80); }")
+    assert table.evaluate("t => t.scrollLeft") > 0, "the leaderboard fits a phone: nothing to scroll"
+    first_run = table.locator("tbody tr").first.locator("td").nth(1)
+    box = first_run.bounding_box()
+    page.screenshot(path=str(screenshot_dir / "leaderboard-390px-scrolled.png"))
     context.close()
     assert not wide, f"pages wider than the screen: {wide}"
+    assert 0 <= box["x"] and box["x"] + box["width"] <= 390, f"the run column scrolled out of view: {box}"
