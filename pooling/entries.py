@@ -3,6 +3,8 @@ provenance as one columnar table. Used by :func:`pooling.services.pool_build` in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 from django.db.models import Max
@@ -11,7 +13,7 @@ from pooling import provenance as provenance_store
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.selectors import pool_provenance
-from workbench.bulk import insert_columns, insert_rows
+from workbench.bulk import insert_rows, prepare_columns
 from workbench.formats.ids import sorted_topics
 
 
@@ -25,6 +27,14 @@ def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bo
     queued after the existing ones, and their provenance as one columnar table (``part``: the table of a
     part of a build split by topic, which holds that part's topics). Returns (entries written, topics they
     are on)."""
+    return prepare_round(pool, result, round_no=round_no, new_pool=new_pool, part=part)()
+
+
+def prepare_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bool, part: int = 0
+                  ) -> Callable[[], tuple[int, int]]:
+    """:func:`write_round` in two steps: everything but the writing now (judging order, rows in index order,
+    the provenance's table), the writing when the returned function is called (a part of a split build
+    writes in its turn, ``pooling.split``)."""
     if new_pool:
         fresh, start, rank_offset, provenance = result, {}, {}, result.provenance
     else:
@@ -38,11 +48,23 @@ def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bo
         rank_offset = {q: rank for q, _, rank in per_topic}
         # a deeper or wider round also finds runs that retrieved documents pooled before: keep those too
         provenance = _not_stored(pool, result.provenance)
-    if len(provenance):
-        store_provenance(pool, round_no, _by_topic(provenance), part=part)
-    if fresh.entries.empty:
-        return 0, 0
-    ordered = S.assign_judging_order(fresh.entries, order=pool.order, seed=pool.seed, start=start)
+    table = prepare_provenance(pool, round_no, _by_topic(provenance), part=part) if len(provenance) else None
+    rows, written = _entry_rows(pool, fresh.entries, round_no, start, rank_offset)
+
+    def write() -> tuple[int, int]:
+        if table is not None:
+            table()
+        rows()
+        return written
+    return write
+
+
+def _entry_rows(pool: Pool, entries: pd.DataFrame, round_no: int, start: dict, rank_offset: dict
+                ) -> tuple[Callable[[], int], tuple[int, int]]:
+    """The entries' rows prepared (their writing, to call) and (entries, topics they are on)."""
+    if entries.empty:
+        return (lambda: 0), (0, 0)
+    ordered = S.assign_judging_order(entries, order=pool.order, seed=pool.seed, start=start)
     codes, qids = pd.factorize(ordered["qid"], sort=False)
     qids = [str(q) for q in np.asarray(qids)]
     topics = dict(pool.collection.topics.filter(qid__in=qids).values_list("qid", "pk"))
@@ -64,8 +86,7 @@ def write_round(pool: Pool, result: S.PoolResult, *, round_no: int, new_pool: bo
         "inclusion_probability": ordered["inclusion_probability"].to_numpy(dtype=np.float64)[by_index],
         "stratum": pd.array(ordered["stratum"].array, dtype="Int64").take(by_index),
     }
-    insert_columns(PoolEntry, columns, {"pool": pool.pk, "round": round_no})
-    return len(ordered), len(qids)
+    return prepare_columns(PoolEntry, columns, {"pool": pool.pk, "round": round_no}), (len(ordered), len(qids))
 
 
 def _by_topic(provenance: pd.DataFrame) -> pd.DataFrame:
@@ -77,10 +98,12 @@ def _by_topic(provenance: pd.DataFrame) -> pd.DataFrame:
     return provenance.take(order).reset_index(drop=True)
 
 
-def store_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame, *, part: int = 0) -> None:
-    """One PoolProvenance row (megabytes at depth 100: on PostgreSQL by a binary COPY)."""
-    insert_rows(PoolProvenance, ("pool", "round", "part", "rows", "table"), ("int8", "int4", "int4", "int4", "bytea"),
-                [(pool.pk, round_no, part, len(provenance), provenance_store.encode(provenance))])
+def prepare_provenance(pool: Pool, round_no: int, provenance: pd.DataFrame, *, part: int = 0) -> Callable[[], int]:
+    """One PoolProvenance row (megabytes at depth 100: on PostgreSQL by a binary COPY): the table encoded now,
+    stored when the returned function is called."""
+    row = (pool.pk, round_no, part, len(provenance), provenance_store.encode(provenance))
+    return lambda: insert_rows(PoolProvenance, ("pool", "round", "part", "rows", "table"),
+                               ("int8", "int4", "int4", "int4", "bytea"), [row])
 
 
 def _not_stored(pool: Pool, provenance: pd.DataFrame) -> pd.DataFrame:

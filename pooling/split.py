@@ -1,14 +1,16 @@
 """A new depth-k pool built by topic, in parts any worker claims (``workbench.subjobs``).
 
 The planner creates the pool hidden (``Pool.published`` false: no page, export, queue or count sees it) and
-gives each part a slice of the collection's topics in natural order. A part reads its topics' lines of every
-run, pools them as one worker would (a depth-k pool of a topic depends only on that topic's lines, and which
-runs contribute on the runs' teams and priorities; only each topic's first k rows are read) and writes its
-topics' entries into the hidden pool, with its topics' provenance as its own table of the round (one worker
-stores the round's table ordered by topic: the parts' tables read one after the other are that table). The
-join records the build's parameters and publishes the pool. Writing the entries (about 4 million at 1,000
-runs: most of a build) is thus shared by the parts, and nobody sees a pool half-written: a build that fails
-removes its hidden pool.
+cuts the collection's topics, in natural order, into pieces (``PIECES_PER_PART`` per part); part ``i`` of ``n``
+has pieces ``i``, ``i + n``, ... A part reads its topics' lines of every run once, then pools each piece as one
+worker would (a depth-k pool of a topic depends only on that topic's lines, and which runs contribute on the
+runs' teams and priorities; only each topic's first k rows are read) and writes the piece's entries into the
+hidden pool in its turn (``workbench.turns``): after the piece before it, so that the entries go into their
+table in index order, as from one worker, while the other parts pool their next pieces. Each piece's
+provenance is its own table of the round, numbered by the piece (one worker stores the round's table ordered
+by topic: the pieces' tables read one after the other are that table). The join records the build's
+parameters and publishes the pool. Writing the entries (about 4 million at 1,000 runs: most of a build) thus
+overlaps the pooling, and nobody sees a pool half-written: a build that fails removes its hidden pool.
 
 Only new pools are split: extending a pool (a deeper round) takes what the pool holds into account and is
 done by one worker, as are the other strategies (they read below depth k, or learn as judgments come).
@@ -17,21 +19,27 @@ A part done again (its worker died) first removes what it wrote of its topics.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 from django.db import transaction
 
 from pooling import services
-from pooling.entries import PoolRefused, write_round
+from pooling.entries import PoolRefused, prepare_round
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.preview import offered_rows
 from pooling.strategies import registry
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection, Job
 from workbench.selectors import run_frames
+from workbench.turns import Turns
 
-__all__ = ["discard", "plan", "publish", "write_part"]
+__all__ = ["PIECES_PER_PART", "discard", "plan", "publish", "write_part"]
+
+#: a part's topics are pooled and written in this many pieces, in turn with the other parts (workbench.turns)
+PIECES_PER_PART = 8
 
 
 def plan(job: Job, arguments: dict, parts: int) -> list[dict]:
@@ -57,8 +65,15 @@ def plan(job: Job, arguments: dict, parts: int) -> list[dict]:
         Pool.all_objects.create(collection=collection, name=name, strategy="depth", seed=arguments.get("seed", 0),
                                 order=arguments.get("order", "shuffled"), published=False,
                                 params={"building": job.pk})
-    parts = min(parts, len(qids))
-    return [{"topics": qids[i * len(qids) // parts:(i + 1) * len(qids) // parts]} for i in range(parts)]
+    return _pieces(qids, min(parts, len(qids)))
+
+
+def _pieces(qids: list[str], parts: int) -> list[dict]:
+    """The parts' parameters: the topics cut into pieces in natural order, dealt to the parts in turn."""
+    count = min(len(qids), parts * PIECES_PER_PART)
+    pieces = [qids[i * len(qids) // count:(i + 1) * len(qids) // count] for i in range(count)]
+    return [{"topics": [q for piece in pieces[i::parts] for q in piece],
+             "pieces": [{"piece": p, "topics": pieces[p]} for p in range(i, count, parts)]} for i in range(parts)]
 
 
 def _hidden(job: Job) -> Pool:
@@ -66,8 +81,15 @@ def _hidden(job: Job) -> Pool:
 
 
 def write_part(part: Job) -> dict:
-    """Pool the runs on the part's topics and write their entries and provenance into the hidden pool; what
-    the join needs (entries written, the build's parameters, a refusal if any)."""
+    """Pool the runs on the part's topics and write their entries and provenance into the hidden pool, piece by
+    piece in turn with the other parts (``workbench.turns``); what the join needs (entries written, the build's
+    parameters, a refusal if any). A part planned without pieces (by an earlier version) is one piece."""
+    pieces = part.params.get("pieces") or [{"piece": part.params["part"], "topics": part.params["topics"]}]
+    with Turns(part.parent_id, [piece["piece"] for piece in pieces]) as turns:  # from the start: the next waits
+        return _pool_and_write(part, pieces, turns)
+
+
+def _pool_and_write(part: Job, pieces: list[dict], turns: Turns) -> dict:
     parent, qids = part.parent, list(part.params["topics"])
     arguments = parent.params["arguments"]
     pool = _hidden(parent)
@@ -79,18 +101,66 @@ def write_part(part: Job) -> dict:
     strategy = registry.get("depth")
     request = registry.PoolParams(depth=arguments["depth"], seed=arguments.get("seed", 0), teams=teams,
                                   priorities=priorities, runs_per_team=arguments.get("runs_per_team"))
-    result = strategy.build(frames, request)
+    cut = _Pieces(frames) if len(pieces) > 1 else None
+    results = (strategy.build(cut.only(piece["topics"]) if cut else frames, request) for piece in pieces)
+    result = next(results)
     params = services.fixed_params(services.build_params(
         frames, depth=arguments["depth"], runs_per_team=arguments.get("runs_per_team"),
         seed=arguments.get("seed", 0), order=arguments.get("order", "shuffled")), strategy, result, request)
     said = {"params": params, "entries": 0, "topics": 0, "refused": _unknown_topics(collection, frames, params)}
-    if not said["refused"]:
-        with transaction.atomic():  # done again (its worker died): what it wrote is replaced
-            PoolEntry.objects.filter(pool=pool, topic__in=collection.topics.filter(qid__in=qids)).delete()
-            PoolProvenance.objects.filter(pool=pool, round=1, part=part.params["part"]).delete()
-            said["entries"], said["topics"] = write_round(pool, result, round_no=1, new_pool=True,
-                                                          part=part.params["part"])
+    if said["refused"]:
+        return said
+    numbers = [piece["piece"] for piece in pieces]
+    with transaction.atomic():  # done again (its worker died): what it wrote is replaced
+        PoolEntry.objects.filter(pool=pool, topic__in=collection.topics.filter(qid__in=qids)).delete()
+        PoolProvenance.objects.filter(pool=pool, round=1, part__in=numbers).delete()
+        for number in numbers:  # a piece written in its turn; the next pooled while another part writes
+            write = prepare_round(pool, result, round_no=1, new_pool=True, part=number)
+            with turns.turn(number):
+                entries, topics = write()
+            said["entries"], said["topics"] = said["entries"] + entries, said["topics"] + topics
+            result = next(results, None)
     return said
+
+
+class _Pieces:
+    """The runs' rows on a piece's topics, cheaply: run_frames' rows are grouped by topic, so each run's rows of
+    a topic are one slice, found once (a piece of topics in a run's order is one slice: no rows copied)."""
+
+    def __init__(self, frames: dict):
+        self.frames = frames
+        self.blocks = {tag: _blocks(frame) for tag, frame in frames.items()}
+
+    def only(self, topics: Sequence[str]) -> dict:
+        wanted, out = [str(q) for q in topics], {}
+        for tag, frame in self.frames.items():
+            blocks = self.blocks[tag]
+            if blocks is None:  # a topic's rows not together (a table of an earlier version): row by row
+                rows = np.flatnonzero(frame["qid"].astype(str).isin(wanted).to_numpy())
+                out[tag] = frame.take(rows).reset_index(drop=True)
+                continue
+            spans = sorted(blocks[q] for q in wanted if q in blocks)
+            if spans and all(a[1] == b[0] for a, b in itertools.pairwise(spans)):
+                out[tag] = frame.iloc[spans[0][0]:spans[-1][1]].reset_index(drop=True)
+            else:
+                rows = np.concatenate([np.arange(a, b) for a, b in spans]) if spans else np.empty(0, dtype=np.int64)
+                out[tag] = frame.take(rows).reset_index(drop=True)
+        return out
+
+
+def _blocks(frame) -> dict[str, tuple[int, int]] | None:
+    """Each topic's rows of a run's frame as (start, stop), or None if some topic's rows are not together."""
+    qid = frame["qid"]
+    if not isinstance(qid.dtype, pd.CategoricalDtype):
+        return None
+    codes = qid.cat.codes.to_numpy()
+    if not len(codes):
+        return {}
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    stops = np.r_[starts[1:], len(codes)]
+    names = [str(q) for q in qid.cat.categories]
+    blocks = {names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True) if codes[a] >= 0}
+    return blocks if len(blocks) == len(starts) else None
 
 
 def _unknown_topics(collection: Collection, frames: dict, params: dict) -> str:

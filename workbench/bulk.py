@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,6 +30,15 @@ def insert_columns(model, columns: Mapping[str, Sequence], constants: Mapping[st
     """Insert ``len`` rows of ``model``: ``columns`` maps field names to equally long sequences of
     database-ready values (numpy arrays, pandas or pyarrow arrays, lists; None / NA is NULL) and
     ``constants`` maps field names to one value for every row. Returns the number of rows."""
+    return prepare_columns(model, columns, constants)()
+
+
+def prepare_columns(model, columns: Mapping[str, Sequence], constants: Mapping[str, object] | None = None
+                    ) -> Callable[[], int]:
+    """:func:`insert_columns` in two steps: what can be done before writing (checking, converting, on
+    PostgreSQL the ``COPY``'s text), now; the writing itself when the returned function is called (it
+    returns the number of rows). A job writing in turn with others (``workbench.turns``) prepares outside
+    its turn."""
     constants = dict(constants or {})
     names = list(columns)
     lengths = {len(columns[name]) for name in names}
@@ -37,7 +46,7 @@ def insert_columns(model, columns: Mapping[str, Sequence], constants: Mapping[st
         raise ValueError(f"columns of different lengths: {sorted(lengths)}")
     n = lengths.pop() if lengths else 0
     if not n:
-        return 0
+        return lambda: 0
     meta = model._meta
     fields = {name: meta.get_field(name) for name in [*names, *constants]}
     fixed = {name: fields[name].get_db_prep_save(value, connection) for name, value in constants.items()}
@@ -46,10 +55,18 @@ def insert_columns(model, columns: Mapping[str, Sequence], constants: Mapping[st
     if connection.vendor == "postgresql":
         data = {name: _arrow(columns[name]) for name in names}
         data.update({name: pa.array([_csv_value(value)] * n) for name, value in fixed.items()})
-        _pg_copy(f"COPY {target} FROM STDIN WITH (FORMAT csv)", pa.table(data))
-    else:
-        _multi_row_inserts(target, [_python(columns[name]) for name in names], list(fixed.values()), n)
-    return n
+        payload = _csv(pa.table(data))
+
+        def write() -> int:
+            _pg_copy(f"COPY {target} FROM STDIN WITH (FORMAT csv)", payload)
+            return n
+        return write
+    values = [_python(columns[name]) for name in names]
+
+    def write_rows() -> int:
+        _multi_row_inserts(target, values, list(fixed.values()), n)
+        return n
+    return write_rows
 
 
 def _multi_row_inserts(target: str, columns: list[list], tail: list, n: int) -> None:
@@ -104,10 +121,13 @@ def _csv_value(value):
     return value.isoformat() if hasattr(value, "isoformat") else value
 
 
-def _pg_copy(sql: str, data: pa.Table) -> None:
+def _csv(data: pa.Table) -> pa.Buffer:
     sink = pa.BufferOutputStream()
     pa_csv.write_csv(data, sink, pa_csv.WriteOptions(include_header=False))
-    payload = sink.getvalue()
+    return sink.getvalue()
+
+
+def _pg_copy(sql: str, payload: pa.Buffer) -> None:
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         copy.write(payload)
 

@@ -70,6 +70,19 @@ def test_a_split_depth_build_is_the_pool_one_worker_builds(track, settings):
     assert "added" in job.result["lines"][0] and "from 7 runs" in job.result["lines"][0]
 
 
+def test_two_parts_pool_the_topics_in_pieces_dealt_in_turn_and_their_provenance_reads_as_one_workers(
+        track, settings):
+    _build(track, settings, 1, "one")
+    job = _build(track, settings, 2, "two")
+    # pieces in natural order, dealt to the parts in turn (each writes its pieces after the piece before)
+    assert [(p.params["topics"], p.params["pieces"]) for p in job.parts.order_by("pk")] == [
+        (["301", "303"], [{"piece": 0, "topics": ["301"]}, {"piece": 2, "topics": ["303"]}]),
+        (["302"], [{"piece": 1, "topics": ["302"]}])]
+    pool = Pool.objects.get(name="two")
+    assert list(pool.provenance_tables.values_list("part", flat=True)) == [0, 1, 2]
+    assert _pool("two")[0] == _pool("one")[0] and _pool("two")[1].equals(_pool("one")[1])
+
+
 def test_a_split_build_with_a_team_limit_and_named_runs_is_the_same_and_a_deeper_round_is_not_split(
         track, settings):
     for parts, name in ((1, "one"), (2, "two")):
