@@ -168,3 +168,25 @@ def test_a_part_done_again_writes_its_topics_once(track, settings):
     Pool.objects.filter(pk=pool.pk).update(published=False)
     split.write_part(job.parts.order_by("pk").first())
     assert sorted(Pool.all_objects.get(pk=pool.pk).entries.values_list("topic__qid", "docno", "judging_order")) == before
+
+
+def test_a_piece_of_topics_takes_each_runs_rows_on_them_in_the_runs_order():
+    """Whatever order a run lists its topics in (pieces are in natural order), and for a frame whose topics are
+    not categorical (an earlier version's table), a piece is the run's rows on its topics, in the run's order."""
+    import pandas as pd
+
+    def frame(qids):
+        return pd.DataFrame({"qid": pd.Categorical(qids), "docno": [f"D{i}" for i in range(len(qids))],
+                             "rank": range(1, len(qids) + 1), "score": [float(-i) for i in range(len(qids))]})
+
+    frames = {"in order": frame(["301", "301", "302", "303", "303"]),
+              "shuffled": frame(["303", "301", "301", "302"]),
+              "plain": frame(["302", "301", "302"]).astype({"qid": str}),
+              "none of them": frame(["304"])}
+    cut = split._Pieces(frames)
+    for topics in (["301"], ["301", "302"], ["302", "303"], ["305"]):
+        got = cut.only(topics)
+        for tag, whole in frames.items():
+            expected = whole[whole["qid"].astype(str).isin(topics)].reset_index(drop=True)
+            assert got[tag].equals(expected), (topics, tag)
+    assert cut.only(["301", "302"])["shuffled"]["docno"].tolist() == ["D1", "D2", "D3"]
