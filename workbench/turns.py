@@ -22,8 +22,9 @@ PostgreSQL (SQLite: one writer at a time anyway) there is no waiting.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from django.db import DatabaseError, connection
 
@@ -56,41 +57,37 @@ class Turns:
         except DatabaseError:  # the session is gone (the database restarted): its locks went with it
             self.held.clear()
 
-    def turn(self, piece: int) -> _Turn:
+    @contextlib.contextmanager
+    def turn(self, piece: int) -> Iterator[None]:
         """Around the writing of ``piece``: waits until the piece before it is written, then, once written,
         lets the next one go."""
-        return _Turn(self, piece)
+        if self.active and piece > 0 and piece - 1 not in self.held:
+            self._wait(piece - 1)
+        try:
+            yield
+        finally:
+            self._release(piece)
 
     def _try(self, piece: int) -> bool:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [self.key, piece])
             return bool(cursor.fetchone()[0])
 
+    def _unlock(self, piece: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [self.key, piece])
+
     def _release(self, piece: int) -> None:
         if piece in self.held:
             self.held.discard(piece)
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [self.key, piece])
+            self._unlock(piece)
 
     def _wait(self, piece: int) -> None:
         """Until nobody holds ``piece`` (written, or never started), at most ``WAIT`` seconds."""
         deadline, pause = time.monotonic() + WAIT, 0.005
         while time.monotonic() < deadline:
             if self._try(piece):
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [self.key, piece])
+                self._unlock(piece)
                 return
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
-
-
-class _Turn:
-    def __init__(self, turns: Turns, piece: int):
-        self.turns, self.piece = turns, piece
-
-    def __enter__(self) -> None:
-        if self.turns.active and self.piece > 0 and self.piece - 1 not in self.turns.held:
-            self.turns._wait(self.piece - 1)
-
-    def __exit__(self, *exc) -> None:
-        self.turns._release(self.piece)
