@@ -94,19 +94,22 @@ def test_typing_a_comment_does_not_judge(page, live_server, assigned):
 def test_a_judgment_that_could_not_be_saved_says_so_and_keeps_the_choice(page, live_server, assigned,
                                                                          screenshot_dir, failure):
     log_in(page, live_server, "ada", "judge-me")
-    page.goto(f"{live_server.url}/judge/next/")
-    first_url = page.url
 
     def refuse(route):
         if route.request.method != "POST":
             return route.continue_()
         return route.fulfill(status=503, body="Service Unavailable", content_type="text/plain")
 
-    # the network failure is the browser going offline (a fetch that never reaches the server), which
-    # unlike an intercepted abort cannot race with the interception being set up
+    # The server's refusal is routed before the judging page loads (its GETs go through), so the interception
+    # is in place long before the key is pressed: routed after the page had loaded, one CI run's post slipped
+    # past it and was stored. The network failure is the browser going offline (a fetch that never reaches
+    # the server), which unlike an intercepted abort cannot race with the interception being set up.
     if failure == "server":
         page.route(re.compile(r"/judge/item/\d+/$"), refuse)
-    else:
+    page.goto(f"{live_server.url}/judge/next/")
+    first_url = page.url
+    expect(page.locator("main")).to_contain_text("Text of d2")
+    if failure == "network":
         page.context.set_offline(True)
     page.keyboard.press("2")
     alert = page.locator("#save-error")
