@@ -21,7 +21,7 @@ migrate: $(VENV)/.installed
 # The web server and a background worker (jobs: release bundles, ...), stopped together with Ctrl-C.
 demo: $(VENV)/.installed migrate
 	$(PY) manage.py build_demo
-	@echo "Serving on http://127.0.0.1:$(PORT)/  (users: organizer / assessor / assessor2, password: demo)"
+	@echo "Serving on http://127.0.0.1:$(PORT)/  (users: organizer / assessor / assessor2 / participant / researcher, password: demo)"
 	$(PY) manage.py db_worker --no-reload & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver 127.0.0.1:$(PORT)
 

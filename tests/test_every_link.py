@@ -1,5 +1,5 @@
-"""Every link a user is shown leads somewhere, and only there: on the demo (``make demo``'s collection, with a
-track, a team and its participant, its results shared with researchers), each role follows every link of every
+"""Every link a user is shown leads somewhere, and only there: on the demo (``make demo``'s collection, a track
+whose results are released, shared with researchers), each of its users follows every link of every
 page it can reach from the home page, as a person clicking around would. No page answers 500, 404 or 403 (a link
 the page offers but refuses), and the organizer's pages that are not another role's are refused to it."""
 
@@ -14,8 +14,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from participation.models import Team, Track
-from workbench.demo.install import DEMO_SLUG, demo_build
+from workbench.demo.install import demo_build
 
 #: pages a crawl follows at most per role, and per shape of address (digits read as one): a queue of 300
 #: documents is one page 300 times over
@@ -83,20 +82,7 @@ def crawl(client: Client, start: str = "/") -> tuple[dict[str, int], dict[str, s
 
 @pytest.fixture
 def demo(db):
-    from workbench.models import Collection, Run
-
-    demo_build()
-    collection = Collection.objects.get(slug=DEMO_SLUG)
-    collection.researchers_may_download = True
-    collection.save(update_fields=["researchers_may_download"])
-    track = Track.objects.create(collection=collection, open=True, results_released=True,
-                                 leaderboard=Track.Leaderboard.NAMED)
-    team = Team.objects.create(track=track, name=Run.objects.filter(collection=collection).order_by("tag")[0].team)
-    for name, role in [("pat", "participants"), ("rita", "researchers")]:
-        user = User.objects.create_user(name, password=f"pw-{name}")
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    team.members.add(User.objects.get(username="pat"))
-    return collection
+    demo_build()  # with its track (results released), its participant and its researcher
 
 
 def _client(username: str | None) -> Client:
@@ -114,8 +100,8 @@ def _broken(seen: dict, source: dict) -> dict:
 #: the organizer's own pages: the console, the judging's organization, the jobs, the people
 ORGANIZERS_ONLY = re.compile(r"^/(console/|judge/organize/|jobs/)")
 #: what each other role reaches from its home page at least, and which of the organizer's pages it may open
-ROLES = {"assessor": ("/judge/item/", None), "pat": ("/participate/demo/results/", None),
-         "rita": ("/collections/demo/leaderboard/", re.compile(r"^/(collections/)")), None: (None, None)}
+ROLES = {"assessor": ("/judge/item/", None), "participant": ("/participate/demo/results/", None),
+         "researcher": ("/collections/demo/leaderboard/", re.compile(r"^/(collections/)")), None: (None, None)}
 
 
 def _refused(response) -> bool:

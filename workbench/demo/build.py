@@ -21,6 +21,7 @@ class DemoRun:
     tag: str
     team: str
     description: str
+    query_fields: tuple[str, ...] = ("title",)
 
 
 @dataclass(frozen=True)
@@ -67,5 +68,6 @@ def build_demo_files(
         scores = spec.scorer(corpus, [_query(t, spec.query_fields) for t in topics])
         path = out_dir / "runs" / f"{spec.tag}.txt"
         write_run(path, spec, qids, scores, docnos)
-        runs.append(DemoRun(path=path, tag=spec.tag, team=spec.team, description=spec.description))
+        runs.append(DemoRun(path=path, tag=spec.tag, team=spec.team, description=spec.description,
+                            query_fields=tuple(spec.query_fields)))
     return DemoFiles(documents=documents_path, topics=topics_path, runs=runs)

@@ -6,20 +6,27 @@ The one module that may use every app (it installs data through pooling's and ju
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from django.contrib.auth.models import User
+from django.core.files import File
 from django.db import transaction
+from django.utils import timezone
 
 from judging.assignments import assignments_create
 from judging.services import qrels_import
+from participation.models import Submission, Team, Track
+from participation.services import results_release, submission_check, submission_receive
 from pooling.services import pool_build
-from workbench.demo.build import build_demo_files
+from workbench.demo.build import DemoRun, build_demo_files
 from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
+from workbench.demo.runs import DEPTH
 from workbench.models import Collection
 from workbench.people import person_set_roles
-from workbench.services import RunSpec, collection_create, documents_import, runs_import, topics_import
+from workbench.services import collection_create, documents_import, run_update, topics_import
 
 DEMO_SLUG = "demo"
 DEMO_PASSWORD = "demo"
@@ -28,6 +35,10 @@ DEMO_SEED = 2026
 DEMO_OVERLAP_TOPICS = 3
 #: The run left out of the pool, to show how pooling treats a run that did not contribute.
 DEMO_LATE_RUN = "ql-dir"
+#: Each demo user and its role; the participant is a member of DEMO_TEAM, one of the demo track's teams.
+DEMO_USERS = (("organizer", "organizer"), ("assessor", "assessor"), ("assessor2", "assessor"),
+              ("participant", "participant"), ("researcher", "researcher"))
+DEMO_TEAM = "okapi"
 #: The criteria the demo's pre-made judgments followed (workbench/demo/judgments.py), shown to assessors.
 DEMO_SCALE = [
     {"grade": 0, "label": "Not relevant",
@@ -61,16 +72,16 @@ class DemoReport:
 
 @transaction.atomic
 def demo_users_ensure() -> list[str]:
-    """The organizer (staff, so the admin works) and two assessors, each with the password "demo"."""
+    """The organizer (staff, so the admin works), two assessors, a participant and a researcher, each with
+    the password "demo"."""
     names = []
-    for username, is_organizer in [("organizer", True), ("assessor", False), ("assessor2", False)]:
+    for username, role in DEMO_USERS:
         user, created = User.objects.get_or_create(username=username)
         if created:
             user.set_password(DEMO_PASSWORD)
-            user.is_staff = is_organizer
-            user.is_superuser = is_organizer
+            user.is_staff = user.is_superuser = role == "organizer"
             user.save()
-            person_set_roles(user=user, roles=["organizer"] if is_organizer else ["assessor"])
+            person_set_roles(user=user, roles=[role])
         names.append(username)
     return names
 
@@ -91,16 +102,44 @@ def demo_build() -> DemoReport:
         files = build_demo_files(Path(tmp))
         topics = topics_import(collection=collection, source=files.topics)
         documents = documents_import(collection=collection, sources=[files.documents])
-        runs = runs_import(collection=collection, specs=[
-            RunSpec(source=run.path, team=run.team, description=run.description, pool_priority=priority,
-                    contributes=run.tag != DEMO_LATE_RUN)
-            for priority, run in enumerate(files.runs, start=1)])
+        track = _demo_track(collection, files.runs)
         report.lines.append(f"collection {DEMO_SLUG!r}: {topics.created} topics, {documents.created} documents, "
-                            f"{len(runs)} runs ({', '.join(r.run.tag for r in runs)}; {DEMO_LATE_RUN} does not "
-                            "contribute to the pool)")
+                            f"{len(files.runs)} runs ({', '.join(r.tag for r in files.runs)}; {DEMO_LATE_RUN} "
+                            "does not contribute to the pool)")
         report.lines.extend(_demo_pool_and_assignments(collection, Path(tmp)))
+    results_release(track=track)
+    report.lines.append(f"track {DEMO_SLUG!r}: open for 30 days, topics published, results released; "
+                        f"{track.teams.count()} teams submitted the runs; 'participant' is in team {DEMO_TEAM!r}")
     report.created = True
     return report
+
+
+def _demo_track(collection: Collection, runs: list[DemoRun]) -> Track:
+    """The demo as a shared task: a track open for 30 more days with its topics published, to which each
+    run's team submitted it, checked as any participant's submission is (the participant in team
+    DEMO_TEAM); the organizer then sets the pool priority in the runs' order and leaves DEMO_LATE_RUN out of
+    the pool. Its results are released once judged, with an anonymous leaderboard."""
+    track = Track.objects.create(collection=collection, open=True, closes_at=timezone.now() + timedelta(days=30),
+                                 max_runs_per_team=5, pooled_runs_per_team=3, depth=DEPTH, topics_published=True,
+                                 leaderboard=Track.Leaderboard.ANONYMOUS)
+    participant = User.objects.get(username="participant")
+    submitted: Counter = Counter()
+    for priority, run in enumerate(runs, start=1):
+        team, new = Team.objects.get_or_create(track=track, name=run.team)
+        if new and run.team == DEMO_TEAM:
+            team.members.add(participant)
+        submitted[run.team] += 1
+        with run.path.open("rb") as handle:
+            submission = submission_receive(
+                team=team, user=participant if run.team == DEMO_TEAM else None, upload=File(handle, run.path.name),
+                fields_used=run.query_fields, description=run.description, priority=submitted[run.team])
+        submission = submission_check(submission)
+        if submission.status != Submission.Status.ACCEPTED:
+            raise RuntimeError(f"the demo's run {run.tag} was refused: {'; '.join(submission.problems)}")
+        run_update(run=submission.run, pool_priority=priority, contributes=run.tag != DEMO_LATE_RUN)
+    collection.researchers_may_download = True
+    collection.save(update_fields=["researchers_may_download"])
+    return track
 
 
 def _demo_pool_and_assignments(collection: Collection, tmp: Path) -> list[str]:
