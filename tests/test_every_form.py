@@ -1,0 +1,132 @@
+"""Nothing a user types answers 500: on the demo, each of its users sends every form of every page it can reach
+(one page per shape of address, :mod:`tests.test_every_link`'s crawl) as the page gives it, then with each kind
+of bad input a person or a script could type in every field at once: empty, far too long, not a number, a
+negative or huge number, a NUL character, markup, an option that is not offered, a file that is not what the
+field asks for. Every answer is a page (a form saying what is wrong, or a redirect), never a server error."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from tests.test_every_link import SKIP, _shape, crawl
+from workbench.demo.install import demo_build
+
+#: what every text-like field gets in one pass, and what numbers and choices get
+BAD = [
+    {"text": "", "number": "", "choice": ""},
+    {"text": "x" * 5000, "number": "1" * 40, "choice": "zz"},
+    {"text": "a\x00b", "number": "-1", "choice": "\x00"},
+    {"text": "<script>alert(1)</script> ' \" ; -- %s {0}", "number": "nan", "choice": "-1"},
+    {"text": "٣ ünïcödé 𝔘 \u202e", "number": "1e309", "choice": "999999999"},
+]
+#: forms that end the session or whose answer is a download
+LEFT_OUT = ("/accounts/logout/", "/logout/")
+
+
+class _Forms(HTMLParser):
+    """Every form of a page with method post: its action and fields (name, kind, value, options)."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms: list[dict] = []
+        self._select = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.forms.append({"method": (a.get("method") or "get").lower(), "action": a.get("action"),
+                               "fields": []})
+        elif not self.forms or "name" not in a and tag != "option":
+            return
+        elif tag == "input":
+            kind = (a.get("type") or "text").lower()
+            if kind in ("submit", "button", "image", "reset"):
+                return
+            if kind in ("checkbox", "radio") and "checked" not in a:
+                self.forms[-1]["fields"].append({"name": a["name"], "kind": kind, "value": None,
+                                                 "on": a.get("value", "on")})
+                return
+            self.forms[-1]["fields"].append({"name": a["name"], "kind": kind, "value": a.get("value", ""),
+                                             "on": a.get("value", "on")})
+        elif tag == "textarea":
+            self.forms[-1]["fields"].append({"name": a["name"], "kind": "text", "value": ""})
+        elif tag == "select":
+            self._select = {"name": a["name"], "kind": "select", "value": None, "options": []}
+            self.forms[-1]["fields"].append(self._select)
+        elif tag == "option" and self._select is not None:
+            self._select["options"].append(a.get("value", ""))
+            if "selected" in a or self._select["value"] is None:
+                self._select["value"] = a.get("value", "")
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+
+
+def _as_given(fields: list[dict]) -> dict:
+    data: dict = {}
+    for f in fields:
+        if f["kind"] == "file" or f["value"] is None:
+            continue
+        data.setdefault(f["name"], []).append(f["value"])
+    return data
+
+
+def _bad(fields: list[dict], bad: dict) -> dict:
+    data: dict = {}
+    for f in fields:
+        name, kind = f["name"], f["kind"]
+        if name == "csrfmiddlewaretoken":
+            continue
+        if kind == "file":
+            value = SimpleUploadedFile("bad.txt", b"\x00\xffnot what this field asks for\n" * 10)
+        elif kind in ("checkbox", "radio"):
+            value = f["on"]
+        elif kind == "select":
+            value = bad["choice"]
+        elif kind in ("number", "range") or name.endswith(("_id", "depth", "priority", "size", "budget", "id")):
+            value = bad["number"]
+        else:
+            value = bad["text"]
+        data.setdefault(name, []).append(value)
+    return data
+
+
+def _forms_of(client: Client, path: str) -> list[tuple[str, list[dict]]]:
+    response = client.get(path)
+    if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
+        return []
+    parser = _Forms()
+    parser.feed(response.content.decode(errors="replace"))
+    return [(form["action"] or path, form["fields"]) for form in parser.forms if form["method"] == "post"
+            and not (form["action"] or "").startswith(LEFT_OUT)]
+
+
+@pytest.fixture
+def demo(db, settings):
+    demo_build()
+    # the jobs a form starts are queued, not run: what is tested is the request (the jobs have tests of their own)
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+
+
+@pytest.mark.parametrize("username", ["organizer", "assessor", "participant", "researcher"])
+def test_no_form_answers_500_to_what_a_user_can_type(demo, username):
+    client = Client(raise_request_exception=False)
+    client.force_login(User.objects.get(username=username))
+    seen, _ = crawl(client)
+    pages = {_shape(p): p for p, status in seen.items() if status == 200 and not SKIP.match(p)}.values()
+    failures, sent = [], 0
+    for page in pages:
+        for action, fields in _forms_of(client, page):
+            for data in [_as_given(fields), *(_bad(fields, bad) for bad in BAD)]:
+                response = client.post(action, data)
+                sent += 1
+                if response.status_code >= 500:
+                    failures.append((page, action, {k: str(v)[:40] for k, v in data.items()}, response.status_code))
+    assert not failures, failures
+    assert sent > 5, sent
