@@ -130,3 +130,33 @@ def test_no_form_answers_500_to_what_a_user_can_type(demo, username):
                     failures.append((page, action, {k: str(v)[:40] for k, v in data.items()}, response.status_code))
     assert not failures, failures
     assert sent > 5, sent
+
+
+#: what each query parameter gets in turn: a NUL, markup and a foreign digit in one value, and a number far too large
+BAD_QUERY = ("a\x00<b>٣'", "9" * 30)
+
+
+@pytest.mark.parametrize("username", ["organizer", "researcher"])
+def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, username):
+    """The same for the query of every address (a sort, a measure, a page, a topic): for each path, every
+    parameter its links use, and a page and an unknown parameter, each given each bad value in turn."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    client = Client(raise_request_exception=False)
+    client.force_login(User.objects.get(username=username))
+    seen, _ = crawl(client)
+    keys: dict[str, dict] = {}
+    for page, status in seen.items():
+        if status == 200 and not SKIP.match(page):
+            parts = urlsplit(page)
+            keys.setdefault(parts.path, {"page": "1", "zz": "1"}).update(parse_qsl(parts.query, keep_blank_values=True))
+    failures, sent = [], 0
+    for path, query in keys.items():
+        for key in query:
+            for bad in BAD_QUERY:
+                response = client.get(f"{path}?{urlencode({**query, key: bad})}")
+                sent += 1
+                if response.status_code >= 500:
+                    failures.append((path, key, bad[:30], response.status_code))
+    assert not failures, failures
+    assert sent > 50, sent
