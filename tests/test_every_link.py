@@ -133,3 +133,13 @@ def test_a_researcher_with_no_collection_shared_is_told_how_one_is(db):
     response = _client("rita").get("/")
     assert response.status_code == 200
     assert "No collection shares its results with researchers yet" in response.content.decode()
+
+
+def test_the_site_has_an_icon(db, client):
+    """Every page names its icon, and /favicon.ico (which browsers and tools ask for anyway) leads to it: no
+    404 in the browser's console on every visit."""
+    page = client.get("/accounts/login/").content.decode()
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', page).group(1)
+    assert client.get("/favicon.ico")["Location"] == icon
+    response = client.get(icon)
+    assert response.status_code == 200 and b"<svg" in b"".join(response.streaming_content)

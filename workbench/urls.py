@@ -1,7 +1,9 @@
 """Root URLs."""
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from workbench import views
 
@@ -16,4 +18,6 @@ urlpatterns = [
     path("judge/", include("judging.urls")),
     path("collections/", include("evaluation.urls")),
     path("admin/", admin.site.urls),
+    # browsers and tools ask for /favicon.ico whatever the page's <link rel="icon"> says
+    path("favicon.ico", RedirectView.as_view(url=static("workbench/favicon.svg"), permanent=True)),
 ]
