@@ -98,6 +98,8 @@ class SubmissionForm(forms.Form):
                                                *choices]
         if not tags:
             del self.fields["replaces"]
+        elif not at_limit:  # a new run comes after the team's runs unless the team says otherwise
+            self.fields["priority"].initial = min(len(tags) + 1, self.fields["priority"].max_value)
         if staged is None:
             self.fields["file"].required = True  # the browser asks for it before sending anything
         else:

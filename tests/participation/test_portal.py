@@ -138,12 +138,14 @@ def test_the_page_counts_the_runs_used_of_the_limit(client, track, teams):
     client.force_login(teams["red"][1])
     page = _page(client, track)
     assert "0 of 2 runs submitted" in page and "You may send 2 more runs." in page and ">Submit</button>" in page
+    assert re.search(r'name="priority" value="1"', page)
     portal = client.get("/participate/").content.decode()
     assert f"open until {track.closes_at:%Y-%m-%d %H:%M} UTC (in 2 days)" in portal
     submit(client, track, run_upload("red-a"))
     page = _page(client, track)
     assert "1 of 2 runs submitted" in page and "You may send 1 more run, or replace one of your 1." in page
     assert '<option value="red-a">run red-a</option>' in page  # replacing a run is offered beside a new one
+    assert re.search(r'name="priority" value="2"', page)  # a new run comes after the team's first
 
 
 def test_a_refused_form_keeps_every_field_and_the_chosen_file(client, track, teams):
