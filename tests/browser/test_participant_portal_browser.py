@@ -83,6 +83,9 @@ def test_a_participant_on_a_phone_gets_the_topics_the_guidelines_and_is_stopped_
     page = context.new_page()
     page.set_default_timeout(15_000)
     log_in(page, live_server, "rosa", "rosa-submits-7")
+    page.goto(f"{live_server.url}/participate/")  # My tracks: a card per track, nothing to scroll sideways to
+    box = page.get_by_role("cell", name="Results: not released yet").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     page.goto(f"{live_server.url}/participate/robust/")
     main = page.locator("main")
     expect(main).to_contain_text("0 of 2 runs submitted")
