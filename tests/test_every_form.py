@@ -160,3 +160,14 @@ def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, usern
                     failures.append((path, key, bad[:30], response.status_code))
     assert not failures, failures
     assert sent > 50, sent
+
+
+def test_a_nul_in_an_address_is_refused_with_a_page_naming_the_parameter(db, client, organizer):
+    """PostgreSQL refuses a NUL in any text: a filter given one answered 500 (the pool table's name filter, the
+    qrels download's assessor) before every address was checked for it."""
+    client.force_login(organizer)
+    response = client.get("/console/jobs/?j-sort=kind&assessor=a%00b")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "<code>assessor</code> holds a NUL character" in page and 'href="/console/jobs/"' in page
+    assert client.get("/console/jobs/?j-sort=kind").status_code == 200

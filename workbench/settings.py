@@ -125,6 +125,8 @@ MIDDLEWARE = [
     "workbench.uploads.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # a query parameter holding a NUL answers a page naming it (PostgreSQL refuses NUL in any text: a 500)
+    "workbench.addresses.NulInAddressMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
