@@ -139,7 +139,8 @@ BAD_QUERY = ("a\x00<b>٣'", "9" * 30)
 @pytest.mark.parametrize("username", ["organizer", "researcher"])
 def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, username):
     """The same for the query of every address (a sort, a measure, a page, a topic): for each path, every
-    parameter its links use, and a page and an unknown parameter, each given each bad value in turn."""
+    parameter its links use, and a page and an unknown parameter, each given each bad value in turn; and the
+    path itself with a NUL at its end."""
     from urllib.parse import parse_qsl, urlencode, urlsplit
 
     client = Client(raise_request_exception=False)
@@ -152,6 +153,9 @@ def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, usern
             keys.setdefault(parts.path, {"page": "1", "zz": "1"}).update(parse_qsl(parts.query, keep_blank_values=True))
     failures, sent = [], 0
     for path, query in keys.items():
+        mangled = path.rstrip("/") + "%00" + ("/" if path.endswith("/") else "")  # a run's tag, a topic's id
+        if client.get(mangled).status_code >= 500:
+            failures.append((mangled, "path", "%00", 500))
         for key in query:
             for bad in BAD_QUERY:
                 response = client.get(f"{path}?{urlencode({**query, key: bad})}")
@@ -164,10 +168,14 @@ def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, usern
 
 def test_a_nul_in_an_address_is_refused_with_a_page_naming_the_parameter(db, client, organizer):
     """PostgreSQL refuses a NUL in any text: a filter given one answered 500 (the pool table's name filter, the
-    qrels download's assessor) before every address was checked for it."""
+    qrels download's assessor), and so did a run's or a topic's page, before every address was checked for it."""
     client.force_login(organizer)
     response = client.get("/console/jobs/?j-sort=kind&assessor=a%00b")
     assert response.status_code == 400
     page = response.content.decode()
-    assert "<code>assessor</code> holds a NUL character" in page and 'href="/console/jobs/"' in page
+    assert "Its parameter assessor holds a NUL character" in page and 'href="/console/jobs/"' in page
     assert client.get("/console/jobs/?j-sort=kind").status_code == 200
+    # a run or a topic looked up by a path holding one
+    for path in ("/collections/demo/runs/a%00b/", "/collections/demo/topics/3%00/"):
+        response = client.get(path)
+        assert response.status_code == 400 and "Its path holds a NUL character" in response.content.decode()
