@@ -251,3 +251,17 @@ def test_duplicate_found_when_topics_differ_in_size(tmp_path):
     text = "301 Q0 a 1 3 t\n301 Q0 b 2 2 t\n301 Q0 c 3 1 t\n302 Q0 a 1 2 t\n302 Q0 a 2 1 t\n303 Q0 c 1 1 t\n"
     assert problems_of(tmp_path, text) == [f"{tmp_path / 'run.txt'}:5: document 'a' appears more than once in "
                                            "topic '302' (first at line 4)"]
+
+
+def test_a_qrels_file_given_as_a_run_and_a_run_given_as_qrels_say_which_line_shape_they_have(tmp_path):
+    from workbench.formats.qrels import read_qrels
+
+    with pytest.raises(FormatError) as caught:
+        read_run(write(tmp_path, "301 0 FBIS3-1 1\n301 0 FBIS3-2 0\n"))
+    assert caught.value.problems[0].endswith(
+        ":1: expected 6 columns (qid q0 docno rank score tag), found 4 (a qrels line has 4: qid iter docno rel)")
+    (tmp_path / "q.txt").write_text("301 Q0 FBIS3-1 1 2.5 bm25\n")
+    with pytest.raises(FormatError) as caught:
+        read_qrels(tmp_path / "q.txt")
+    assert caught.value.problems[0].endswith(
+        ":1: expected 4 columns (qid iter docno rel), found 6 (a run line has 6: qid Q0 docno rank score tag)")

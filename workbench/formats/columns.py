@@ -228,6 +228,12 @@ def read_columns(data: bytes | mmap.mmap, columns: Sequence[Column], problems: P
         return _read_lines(data, columns, problems, describe, extra_fields)
 
 
+#: the shape of a line of TREC's other file, where one file was given for the other: (layout expected, columns
+#: found) -> the hint
+_OTHER_FILE = {("qid q0 docno rank score tag", 4): " (a qrels line has 4: qid iter docno rel)",
+               ("qid iter docno rel", 6): " (a run line has 6: qid Q0 docno rank score tag)"}
+
+
 def _line_problem(fields: list[bytes], line: bytes, columns: Sequence[Column], extra_fields: bool) -> str | None:
     """What is wrong with a line's shape or encoding, or None."""
     expected = len(columns)
@@ -235,7 +241,8 @@ def _line_problem(fields: list[bytes], line: bytes, columns: Sequence[Column], e
     if len(fields) < expected and extra_fields:
         return f"expected at least {expected} columns ({layout}), found {len(fields)}"
     if len(fields) != expected and not extra_fields:
-        return f"expected {expected} columns ({layout}), found {len(fields)}"
+        hint = _OTHER_FILE.get((layout, len(fields)), "")
+        return f"expected {expected} columns ({layout}), found {len(fields)}{hint}"
     try:
         line.decode("utf-8")
     except UnicodeDecodeError:
