@@ -9,11 +9,10 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 import pytest
-from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from tests.test_every_link import SKIP, _shape, crawl
+from tests.test_every_link import SKIP, _client, _shape, crawl
 from workbench.demo.install import demo_build
 
 #: what every text-like field gets in one pass, and what numbers and choices get
@@ -116,8 +115,7 @@ def demo(db, settings):
 
 @pytest.mark.parametrize("username", ["organizer", "assessor", "participant", "researcher"])
 def test_no_form_answers_500_to_what_a_user_can_type(demo, username):
-    client = Client(raise_request_exception=False)
-    client.force_login(User.objects.get(username=username))
+    client = _client(username, raise_request_exception=False)
     seen, _ = crawl(client)
     pages = {_shape(p): p for p, status in seen.items() if status == 200 and not SKIP.match(p)}.values()
     failures, sent = [], 0
@@ -143,8 +141,7 @@ def test_no_address_answers_500_to_what_a_user_can_type_in_its_query(demo, usern
     path itself with a NUL at its end."""
     from urllib.parse import parse_qsl, urlencode, urlsplit
 
-    client = Client(raise_request_exception=False)
-    client.force_login(User.objects.get(username=username))
+    client = _client(username, raise_request_exception=False)
     seen, _ = crawl(client)
     keys: dict[str, dict] = {}
     for page, status in seen.items():

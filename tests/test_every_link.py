@@ -85,8 +85,8 @@ def demo(db):
     demo_build()  # with its track (results released), its participant and its researcher
 
 
-def _client(username: str | None) -> Client:
-    client = Client()
+def _client(username: str | None, *, raise_request_exception: bool = True) -> Client:
+    client = Client(raise_request_exception=raise_request_exception)
     if username is not None:
         client.force_login(User.objects.get(username=username))
     return client
