@@ -2,9 +2,10 @@
 
 The planner creates the pool hidden (``Pool.published`` false: no page, export, queue or count sees it) and
 cuts the collection's topics, in natural order, into pieces (``PIECES_PER_PART`` per part); part ``i`` of ``n``
-has pieces ``i``, ``i + n``, ... A part reads its topics' lines of every run once, then pools each piece as one
-worker would (a depth-k pool of a topic depends only on that topic's lines, and which runs contribute on the
-runs' teams and priorities; only each topic's first k rows are read) and writes the piece's entries into the
+has pieces ``i``, ``i + n``, ... A part reads its topics' lines of every run once and ranks them once, then
+pools each piece as one worker would (``strategies.depth.depth_pools``: a depth-k pool of a topic depends only
+on that topic's lines, and which runs contribute on the runs' teams and priorities; only each topic's first k
+rows are read) and writes the piece's entries into the
 hidden pool in its turn (``workbench.turns``): after the piece before it, so that the entries go into their
 table in index order, as from one worker, while the other parts pool their next pieces. Each piece's
 provenance is its own table of the round, numbered by the piece (one worker stores the round's table ordered
@@ -19,10 +20,8 @@ A part done again (its worker died) first removes what it wrote of its topics.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 from django.db import transaction
 
@@ -31,6 +30,7 @@ from pooling.entries import PoolRefused, prepare_round
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.preview import offered_rows
 from pooling.strategies import registry
+from pooling.strategies.depth import depth_pools
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection, Job
 from workbench.selectors import run_frames
@@ -101,8 +101,7 @@ def _pool_and_write(part: Job, pieces: list[dict], turns: Turns) -> dict:
     strategy = registry.get("depth")
     request = registry.PoolParams(depth=arguments["depth"], seed=arguments.get("seed", 0), teams=teams,
                                   priorities=priorities, runs_per_team=arguments.get("runs_per_team"))
-    cut = _Pieces(frames) if len(pieces) > 1 else None
-    results = (strategy.build(cut.only(piece["topics"]) if cut else frames, request) for piece in pieces)
+    results = depth_pools(frames, request.depth, [piece["topics"] for piece in pieces], **request.selection())
     result = next(results)
     params = services.fixed_params(services.build_params(
         frames, depth=arguments["depth"], runs_per_team=arguments.get("runs_per_team"),
@@ -121,46 +120,6 @@ def _pool_and_write(part: Job, pieces: list[dict], turns: Turns) -> dict:
             said["entries"], said["topics"] = said["entries"] + entries, said["topics"] + topics
             result = next(results, None)
     return said
-
-
-class _Pieces:
-    """The runs' rows on a piece's topics, cheaply: run_frames' rows are grouped by topic, so each run's rows of
-    a topic are one slice, found once (a piece of topics in a run's order is one slice: no rows copied)."""
-
-    def __init__(self, frames: dict):
-        self.frames = frames
-        self.blocks = {tag: _blocks(frame) for tag, frame in frames.items()}
-
-    def only(self, topics: Sequence[str]) -> dict:
-        wanted, out = [str(q) for q in topics], {}
-        for tag, frame in self.frames.items():
-            blocks = self.blocks[tag]
-            if blocks is None:  # a topic's rows not together (a table of an earlier version): row by row
-                rows = np.flatnonzero(frame["qid"].astype(str).isin(wanted).to_numpy())
-                out[tag] = frame.take(rows).reset_index(drop=True)
-                continue
-            spans = sorted(blocks[q] for q in wanted if q in blocks)
-            if spans and all(a[1] == b[0] for a, b in itertools.pairwise(spans)):
-                out[tag] = frame.iloc[spans[0][0]:spans[-1][1]].reset_index(drop=True)
-            else:
-                rows = np.concatenate([np.arange(a, b) for a, b in spans]) if spans else np.empty(0, dtype=np.int64)
-                out[tag] = frame.take(rows).reset_index(drop=True)
-        return out
-
-
-def _blocks(frame) -> dict[str, tuple[int, int]] | None:
-    """Each topic's rows of a run's frame as (start, stop), or None if some topic's rows are not together."""
-    qid = frame["qid"]
-    if not isinstance(qid.dtype, pd.CategoricalDtype):
-        return None
-    codes = qid.cat.codes.to_numpy()
-    if not len(codes):
-        return {}
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    stops = np.r_[starts[1:], len(codes)]
-    names = [str(q) for q in qid.cat.categories]
-    blocks = {names[codes[a]]: (int(a), int(b)) for a, b in zip(starts, stops, strict=True) if codes[a] >= 0}
-    return blocks if len(blocks) == len(starts) else None
 
 
 def _unknown_topics(collection: Collection, frames: dict, params: dict) -> str:

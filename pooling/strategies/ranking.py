@@ -42,12 +42,15 @@ __all__ = [
     "Depth",
     "Ranked",
     "Runs",
+    "TopRows",
     "depth_array",
+    "rank_rows",
     "rank_runs",
     "ranked_entries",
     "select_runs",
     "sorted_topics",
     "team_key",
+    "top_rows",
     "topic_rng",
 ]
 
@@ -222,6 +225,18 @@ class TopRows:
     score: np.ndarray
     docno: pa.Array
 
+    def only(self, topics: Iterable[str]) -> TopRows:
+        """These rows on ``topics`` alone: what :func:`top_rows` gives for the runs cut to those topics' rows (a
+        topic's rows do not depend on another's), without ranking the runs again (a piece of a pool built by
+        topic, :func:`.depth.depth_pools`)."""
+        wanted = {str(q) for q in topics}
+        kept = [i for i, q in enumerate(self.topics) if q in wanted]
+        code = np.full(len(self.topics), -1, dtype=np.int64)
+        code[kept] = np.arange(len(kept), dtype=np.int64)
+        rows = np.flatnonzero(code[self.topic] >= 0) if len(self.topic) else np.zeros(0, dtype=np.int64)
+        return TopRows([self.topics[i] for i in kept], self.tags, code[self.topic[rows]], self.run[rows],
+                       self.rank[rows], self.score[rows], self.docno.take(pa.array(rows, pa.int64())))
+
 
 def top_rows(runs: Runs, depth: Depth = None) -> TopRows:
     """Each run's rows ranked within ``depth`` of their topic (the rule of :func:`ranked_entries`).
@@ -264,7 +279,11 @@ def top_rows(runs: Runs, depth: Depth = None) -> TopRows:
 
 def rank_runs(runs: Runs, depth: Depth = None) -> Ranked:
     """:func:`ranked_entries` as codes (see :class:`Ranked`): :func:`top_rows`, documents coded."""
-    rows = top_rows(runs, depth)
+    return rank_rows(top_rows(runs, depth))
+
+
+def rank_rows(rows: TopRows) -> Ranked:
+    """:class:`Ranked` from the rows :func:`top_rows` kept: their documents coded."""
     tags = rows.tags
     if not len(rows.rank):
         return _empty_ranked(tags)

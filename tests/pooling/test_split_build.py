@@ -170,23 +170,37 @@ def test_a_part_done_again_writes_its_topics_once(track, settings):
     assert sorted(Pool.all_objects.get(pk=pool.pk).entries.values_list("topic__qid", "docno", "judging_order")) == before
 
 
-def test_a_piece_of_topics_takes_each_runs_rows_on_them_in_the_runs_order():
-    """Whatever order a run lists its topics in (pieces are in natural order), and for a frame whose topics are
-    not categorical (an earlier version's table), a piece is the run's rows on its topics, in the run's order."""
+def test_each_piece_is_pooled_as_the_runs_cut_to_its_topics():
+    """The runs are ranked once for a part's pieces: each piece's pool (entries, judging ranks, provenance,
+    parameters) is the pool of the runs cut to the piece's topics, whatever order a run lists its topics in,
+    with ties, a document listed twice, topics not categorical (an earlier version's table), a run with none
+    of the piece's topics, a topic no run has, and teams keeping one run each."""
     import pandas as pd
 
-    def frame(qids):
-        return pd.DataFrame({"qid": pd.Categorical(qids), "docno": [f"D{i}" for i in range(len(qids))],
-                             "rank": range(1, len(qids) + 1), "score": [float(-i) for i in range(len(qids))]})
+    from pooling.strategies.depth import depth_pool, depth_pools
 
-    frames = {"in order": frame(["301", "301", "302", "303", "303"]),
-              "shuffled": frame(["303", "301", "301", "302"]),
-              "plain": frame(["302", "301", "302"]).astype({"qid": str}),
-              "none of them": frame(["304"])}
-    cut = split._Pieces(frames)
-    for topics in (["301"], ["301", "302"], ["302", "303"], ["305"]):
-        got = cut.only(topics)
-        for tag, whole in frames.items():
-            expected = whole[whole["qid"].astype(str).isin(topics)].reset_index(drop=True)
-            assert got[tag].equals(expected), (topics, tag)
-    assert cut.only(["301", "302"])["shuffled"]["docno"].tolist() == ["D1", "D2", "D3"]
+    def frame(rows, categorical=True):
+        qids = [q for q, _, _ in rows]
+        return pd.DataFrame({"qid": pd.Categorical(qids) if categorical else qids,
+                             "docno": [d for _, d, _ in rows], "rank": range(1, len(rows) + 1),
+                             "score": [s for _, _, s in rows]})
+
+    frames = {"in order": frame([("301", "a", 3.0), ("301", "b", 2.0), ("301", "c", 2.0), ("302", "a", 1.0),
+                                 ("303", "d", 5.0), ("303", "e", 4.0)]),
+              "shuffled": frame([("303", "e", 1.0), ("301", "c", 9.0), ("301", "c", 8.0), ("301", "f", 8.5),
+                                 ("302", "b", 0.5), ("303", "a", 2.0)]),
+              "plain": frame([("302", "b", 1.0), ("301", "g", 1.0), ("302", "h", 3.0)], categorical=False),
+              "none of them": frame([("304", "z", 1.0)])}
+    selection = {"teams": {"in order": "t1", "shuffled": "t2", "plain": "t2", "none of them": "t3"},
+                 "priorities": {"shuffled": 2, "plain": 1}, "runs_per_team": 1}
+    for chosen in ({}, selection):
+        pieces = [["301"], ["302", "303"], ["304"], ["305"], ["303", "301"]]
+        for piece, got in zip(pieces, depth_pools(frames, 2, pieces, **chosen), strict=True):
+            cut = {tag: whole[whole["qid"].astype(str).isin(piece)].reset_index(drop=True)
+                   for tag, whole in frames.items()}
+            expected = depth_pool(cut, 2, **chosen)
+            assert got.params == expected.params, piece
+            assert got.entries.equals(expected.entries), piece
+            assert got.provenance.equals(expected.provenance), piece
+    pooled = next(depth_pools(frames, 2, [["301"]]))
+    assert sorted(pooled.entries["docno"]) == ["a", "b", "c", "f", "g"]
