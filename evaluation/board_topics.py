@@ -149,7 +149,8 @@ def _slice_figures(collection: Collection, topics: list[str]) -> dict:
     from evaluation.selectors import main_pool_figures
     from judging.completeness import topic_completeness
 
-    return {"completeness": dataclasses.asdict(topic_completeness(collection, topics)),
+    counts = scoring.judged_counts(collection, None, topics)
+    return {"completeness": dataclasses.asdict(topic_completeness(collection, topics, counts=counts)),
             "judged_figures": dataclasses.asdict(main_pool_figures(collection, topics))}
 
 

@@ -22,10 +22,11 @@ from evaluation.engine.evaluator import EvalResult
 from evaluation.engine.ranking import Ranked, rank_runs
 from evaluation.engine.spec import CUT_DOUBLE, CUT_LONG
 from evaluation.snapshot import Snapshot, snapshot
-from judging.completeness import Completeness, topic_completeness
+from judging.completeness import Completeness, Counts, pool_judged_counts, topic_completeness
 from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
+from pooling.models import Pool
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -56,9 +57,21 @@ def completeness(collection: Collection):
         if stored is not None:  # the board job read it at this version
             return Completeness(complete=stored["complete"], unjudged=stored["unjudged"],
                                 partial={q: tuple(v) for q, v in stored["partial"].items()})
-        return topic_completeness(collection)
+        return topic_completeness(collection, counts=judged_counts(collection, None))
 
     return cached((version(collection), "completeness"), compute)
+
+
+def judged_counts(collection: Collection, pools: Sequence[int] | None, topics: list[str] | None = None
+                  ) -> dict[str, Counts]:
+    """:func:`judging.completeness.pool_judged_counts` of the pools with these ids (``None``: every pool of the
+    collection; on ``topics`` only, if given), once per version: completeness reads every pool's, the judged
+    figures the main pool's, and a collection with one pool asks the database once (seconds at 1,000 runs),
+    not twice."""
+    ids = tuple(sorted(Pool.objects.filter(collection=collection).values_list("pk", flat=True)
+                       if pools is None else pools))
+    return cached((version(collection), "pool judged counts", ids, None if topics is None else tuple(topics)),
+                  lambda: pool_judged_counts(collection, Pool.objects.filter(pk__in=ids), topics))
 
 
 def _complete_topics_only(collection: Collection, frame: pd.DataFrame) -> pd.DataFrame:

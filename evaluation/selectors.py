@@ -34,13 +34,11 @@ from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
-from judging.completeness import pool_judged_counts
 from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_names as judging_assessor_names
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
-from pooling.models import Pool
 from workbench.models import Collection
 
 __all__ = [
@@ -273,8 +271,7 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
 
 def _judged_figures(collection: Collection, pool, topics: list[str] | None = None) -> JudgedFigures:
     """The figures of the pool (of ``topics`` only, if given: a slice a part of a split job reads alone)."""
-    pools = Pool.objects.filter(pk=pool.pk) if pool is not None else Pool.objects.none()
-    counts = pool_judged_counts(collection, pools, topics)
+    counts = scoring.judged_counts(collection, [] if pool is None else [pool.pk], topics)
     figures = {q: {"pooled": c.pooled, "judged_in_pool": c.judged_in_pool, "judgments": c.judged}
                for q, c in counts.items()}
     return JudgedFigures(pool=None if pool is None else pool.name,

@@ -29,9 +29,12 @@ class Completeness:
         return bool(self.partial)
 
 
-def topic_completeness(collection: Collection, topics: list[str] | None = None) -> Completeness:
-    """Which topics (or which of ``topics``: a slice a part of a split job reads alone) are fully judged."""
-    counts = pool_judged_counts(collection, Pool.objects.filter(collection=collection), topics)
+def topic_completeness(collection: Collection, topics: list[str] | None = None, *,
+                       counts: dict[str, Counts] | None = None) -> Completeness:
+    """Which topics (or which of ``topics``: a slice a part of a split job reads alone) are fully judged;
+    ``counts``: :func:`pool_judged_counts` of the collection's pools on those topics, read already."""
+    if counts is None:
+        counts = pool_judged_counts(collection, Pool.objects.filter(collection=collection), topics)
     pooled = {qid: found for qid, found in counts.items() if found.pooled}
     complete, partial, unjudged = [], {}, []
     for qid in sorted_topics(pooled):

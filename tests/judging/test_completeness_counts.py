@@ -56,3 +56,30 @@ def test_counts_match_a_plain_count_across_pools_revisions_machines_and_topics(p
         "301": Counts(0, 0, 2), "302": Counts(0, 0, 1), "303": Counts(0, 0, 1)}
     state = topic_completeness(collection)
     assert state.partial == {"301": (2, 5), "302": (1, 2)} and state.unjudged == ["303"] and not state.complete
+
+
+def test_completeness_and_the_judged_figures_of_one_pool_count_once_a_version(pool):
+    """With one pool, the completeness and the main pool's judged figures are the same counts: the database is
+    asked once per version (seconds at 1,000 runs); a judgment saved asks again, and a second pool is counted
+    on its own."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from evaluation import cache, scoring, selectors
+
+    collection = pool.collection
+
+    def counted() -> tuple[int, object, object]:
+        with CaptureQueriesContext(connection) as seen, cache.one_version():
+            state, figures = scoring.completeness(collection), selectors.judged_figures(collection)
+        return sum("SUM(p * j)" in q["sql"] for q in seen.captured_queries), state, figures
+
+    _judge(collection, "301", pool.entries.filter(topic__qid="301").first().docno)
+    groupings, state, figures = counted()
+    assert groupings == 1
+    assert figures.judged_in_pool == 1 and len(state.partial) + len(state.complete) >= 1
+    _judge(collection, "302", pool.entries.filter(topic__qid="302").first().docno)
+    groupings, _, figures = counted()
+    assert groupings == 1 and figures.judged_in_pool == 2  # a new version: counted again, and right
+    Pool.objects.create(collection=collection, name="second", strategy="depth", params={"depth": 5})
+    assert counted()[0] == 2  # every pool's and the main pool's differ now
