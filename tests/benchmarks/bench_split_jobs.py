@@ -21,8 +21,8 @@ the files are in the bucket; without, the workers share the local disk):
   the stored boards removed before each.
 
 With ``--s3`` the files go to a SeaweedFS server started for the run. A job is timed from queued to done, once
-every worker is up (with the jobs' modules loaded, as a worker has after its first job) and nothing else is
-queued; the parts alone (first start to last end), the planning and the join are printed too. Checks that
+every worker is up (with the jobs' modules loaded, as a worker has after its first job), nothing else is
+queued and, on PostgreSQL, after a checkpoint (the WAL of the step before flushed); the parts alone (first start to last end), the planning and the join are printed too. Checks that
 both layouts give the same runs, pool, report and board. Prints a markdown table. The machine is shared:
 timings are noisy; each worker is one process, so two workers use two cores.
 """
@@ -122,6 +122,7 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
         time.sleep(2)  # and polling
         if start is None:
             _drain()  # a board job queued by an earlier change (a pool saved) runs now, not during the timing
+        _checkpoint()
         job = start() if start else jobs.job_start(task, kind=kind, collection=collection, params=params)
         start = time.perf_counter()
         while True:
@@ -195,6 +196,16 @@ def _boards(collection, tmp: Path, env: dict, rows: list) -> None:
         found[workers] = ({tag: (s.aggregate, {n: list(v) for n, v in s.values.items()})
                            for tag, s in stored.scores.items()}, stored.meta)
     assert repr(found[1]) == repr(found[2]), "the split board differs"
+
+
+def _checkpoint() -> None:
+    """On PostgreSQL, a checkpoint before a timing: the gigabytes of WAL the step before wrote (the import, the
+    other layout's run) are flushed then, not by a checkpoint falling in the middle of this one."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("CHECKPOINT")
 
 
 def _drain() -> None:
