@@ -5,9 +5,9 @@ cuts the collection's topics, in natural order, into pieces (``PIECES_PER_PART``
 has pieces ``i``, ``i + n``, ... A part reads its topics' lines of every run once and ranks them once, then
 pools each piece as one worker would (``strategies.depth.depth_pools``: a depth-k pool of a topic depends only
 on that topic's lines, and which runs contribute on the runs' teams and priorities; only each topic's first k
-rows are read) and writes the piece's entries into the
-hidden pool in its turn (``workbench.turns``): after the piece before it, so that the entries go into their
-table in index order, as from one worker, while the other parts pool their next pieces. Each piece's
+rows are read) and writes the piece's entries into the hidden pool in its turn (``workbench.turns``): after
+the piece before it, so that the entries go into their table in index order, as from one worker, while the
+other parts pool their next pieces. Each piece's
 provenance is its own table of the round, numbered by the piece (one worker stores the round's table ordered
 by topic: the pieces' tables read one after the other are that table). The join records the build's
 parameters and publishes the pool. Writing the entries (about 4 million at 1,000 runs: most of a build) thus

@@ -233,7 +233,7 @@ class TopRows:
         kept = [i for i, q in enumerate(self.topics) if q in wanted]
         code = np.full(len(self.topics), -1, dtype=np.int64)
         code[kept] = np.arange(len(kept), dtype=np.int64)
-        rows = np.flatnonzero(code[self.topic] >= 0) if len(self.topic) else np.zeros(0, dtype=np.int64)
+        rows = np.flatnonzero(code[self.topic] >= 0)
         return TopRows([self.topics[i] for i in kept], self.tags, code[self.topic[rows]], self.run[rows],
                        self.rank[rows], self.score[rows], self.docno.take(pa.array(rows, pa.int64())))
 
