@@ -203,17 +203,24 @@ def all_curves(collection: Collection, policy: str) -> pd.DataFrame:
                               "rel": frame["rel"].astype(int)})
     runs = scoring.frames(collection)
     tags = list(runs)
-    rows = {"tag": [], "kind": [], "x": [], "y": []}
+    found = []
     for start in range(0, len(tags), CURVE_BATCH):  # a run's curves do not depend on the others'
         batch = tags[start:start + CURVE_BATCH]
         # the curves rank every document of a run (no -M 1000), with the qrels' own grades (not gains)
         curves = mean_curves(rank_runs(qrels, [runs[t] for t in batch]), qrels, collection.relevant_from)
-        for index, kinds in curves.items():
-            for kind, (xs, ys) in kinds.items():
-                rows["tag"] += [batch[index]] * len(xs)
-                rows["kind"] += [kind] * len(xs)
-                rows["x"] += xs
-                rows["y"] += ys
+        found += [(batch[index], kinds) for index, kinds in curves.items()]
+    return curves_frame(found)
+
+
+def curves_frame(curves: list[tuple[str, dict]]) -> pd.DataFrame:
+    """The curves extra's frame of (tag, kind -> (x values, y values)) in the runs' order."""
+    rows = {"tag": [], "kind": [], "x": [], "y": []}
+    for tag, kinds in curves:
+        for kind, (xs, ys) in kinds.items():
+            rows["tag"] += [tag] * len(xs)
+            rows["kind"] += [kind] * len(xs)
+            rows["x"] += xs
+            rows["y"] += ys
     return pd.DataFrame(rows).astype({"tag": "category", "kind": "category"})
 
 

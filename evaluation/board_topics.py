@@ -6,10 +6,12 @@ Each policy whose board is not stored yet is split into the same slices of the j
 topics' qrels, and keeps every run's per-topic values of the base measures and, for each run (team) left out,
 its runs' values without its unique judgments there (:func:`~evaluation.report_topics.topic_part`: a board is
 the report's leaderboard passes with no measure asked for). The first policy's parts also read how much of a
-slice of every topic is judged (completeness, judged figures: per topic, added up by the join). Two more parts
-per policy compute the extras read from the qrels and the runs alone (the curves; the qrels, topics and recall
-estimates: :data:`evaluation.board_extras.ALONE`), sent as Arrow streams of the tables one worker stores, and
-one part the assessors and infAP. The join puts the values end to end and summarises them
+slice of every topic is judged (completeness, judged figures: per topic, added up by the join), and each part
+its topics' rows of every run's mean curves (the join takes their means: the curves are those of one ranking).
+One more part per policy computes the extras read from the qrels and the runs alone (the qrels, topics and
+recall estimates: :data:`evaluation.board_extras.ALONE`; and the curves where the grades are mapped to gains),
+sent as Arrow streams of the tables one worker stores, and one part the assessors and infAP. The join puts the
+values end to end and summarises them
 (:func:`~evaluation.report_topics.topic_scores`) and stores the board and its extras in one worker's order
 (:func:`evaluation.board.store`; it computes only ``run_recall``, which reads the board). A part computed at
 another version of the collection than the join's (a judgment saved meanwhile), or a policy whose board got
@@ -26,7 +28,16 @@ import numpy as np
 import pyarrow as pa
 
 from evaluation import board, board_extras, board_store, cache, scoring, snapshot
-from evaluation.report_topics import _packed, _unpacked, part_meta, topic_part, topic_scores, topic_sections
+from evaluation.engine.curve_batch import curves_of
+from evaluation.report_topics import (
+    _packed,
+    _unpacked,
+    part_meta,
+    topic_part,
+    topic_rows,
+    topic_scores,
+    topic_sections,
+)
 from evaluation.scoring import EvaluationError
 from workbench.models import Collection
 
@@ -36,8 +47,11 @@ __all__ = ["board_part", "board_sections", "build_joined", "joined_figures"]
 FIGURES = "figures"
 #: a part computing extras read from the qrels and the runs alone (params ``{"policy": ..., "extras": [names]}``)
 EXTRAS = "extras"
-#: those extras (:data:`evaluation.board_extras.ALONE`) in parts: the curves rank every document of every run
-EXTRA_PARTS = (["curves"], ["qrels", "topics", "recall"])
+#: those extras (:data:`evaluation.board_extras.ALONE`) in parts; the topic parts give the curves' rows (they rank
+#: every document of their topics: :func:`~evaluation.report_topics.topic_part`), but where the grades are mapped
+#: to gains (the measures' ranking is not the curves'): then a part of their own ranks every document of every run
+EXTRA_PARTS = (["qrels", "topics", "recall"],)
+CURVES_PART = ["curves"]
 
 
 def _wanted(collection: Collection, policy: str, key: str) -> bool:
@@ -68,9 +82,11 @@ def board_sections(collection: Collection, policies: list[str], *, shares: int) 
     every = sorted(collection.topics.values_list("qid", flat=True))
     figures = [every[i * len(every) // len(sections):(i + 1) * len(every) // len(sections)]
                for i in range(len(sections))]
-    return [*({"policy": p, **section, **({"figure_topics": figures[i]} if p == split[0] else {})}
-              for p in split for i, section in enumerate(sections)),
-            *({"policy": p, EXTRAS: names} for p in split for names in EXTRA_PARTS), {FIGURES: split}]
+    curves = collection.grade_gains is None  # the topic parts' ranking is the curves' own
+    extras = EXTRA_PARTS if curves else (*EXTRA_PARTS, CURVES_PART)
+    return [*({"policy": p, **section, **({"figure_topics": figures[i]} if p == split[0] else {}),
+               **({"curves": True} if curves else {})} for p in split for i, section in enumerate(sections)),
+            *({"policy": p, EXTRAS: names} for p in split for names in extras), {FIGURES: split}]
 
 
 def board_part(collection: Collection, params: dict) -> bytes | dict:
@@ -87,7 +103,8 @@ def board_part(collection: Collection, params: dict) -> bytes | dict:
         if board_store.stored(board.board_name(collection.pk, key, params["policy"])):
             return {"version": key, "figures": figures}
         _whole_qrels(collection, params["policy"])
-        return topic_part(collection, params, policy=params["policy"], extra={"figures": figures})
+        return topic_part(collection, params, policy=params["policy"], extra={"figures": figures},
+                          curves=params.get("curves", False))
 
 
 def _whole_qrels(collection: Collection, policy: str) -> None:
@@ -192,5 +209,10 @@ def build_joined(collection: Collection, policy: str, outputs: list[bytes | dict
         scores, n_qrels, loo = topic_scores(collection, outputs, policy=policy)
         meta = board.board_meta(collection, snap, policy, n_qrels, figures)
         found = {("map", by): loo[by] for by in loo}
-        return board.store(collection, policy, scores, meta, step, loo=found if found else None,
-                           tables=extra_tables(extras or [], key))
+        tables = extra_tables(extras or [], key)
+        rows = None if "curves" in tables else topic_rows(outputs)
+        if rows is not None:  # else computed by the join, as one worker does
+            tags, joined = rows
+            tables["curves"] = board_extras.extra_table(board_extras.curves_frame(
+                [(tags[run], kinds) for run, kinds in curves_of(joined).items()]))
+        return board.store(collection, policy, scores, meta, step, loo=found if found else None, tables=tables)

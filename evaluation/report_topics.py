@@ -23,6 +23,7 @@ from django.db.models import Exists, OuterRef
 from evaluation import scoring, snapshot
 from evaluation.board import version_key
 from evaluation.engine import Evaluator
+from evaluation.engine.curve_batch import TopicCurves, topic_curves
 from evaluation.engine.evaluator import joined
 from evaluation.engine.ranking import rank_runs
 from evaluation.leaderboard import leaderboard_of
@@ -40,7 +41,7 @@ from judging.models import Judgment
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
-__all__ = ["part_meta", "topic_joined", "topic_part", "topic_scores", "topic_sections"]
+__all__ = ["part_meta", "topic_joined", "topic_part", "topic_rows", "topic_scores", "topic_sections"]
 
 BY = ("run", "team")
 
@@ -66,19 +67,20 @@ def _passes(snap, measures, loo_measure: str) -> tuple[list, list, list]:
 
 
 def topic_part(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
-               policy: str = "adjudicated", loo_measure: str = "map", extra: dict | None = None) -> bytes:
+               policy: str = "adjudicated", loo_measure: str = "map", extra: dict | None = None,
+               curves: bool = False) -> bytes:
     """One part's output: its topics' values of every run, and of each unit's runs left out (and ``extra``,
-    JSON for the join: :func:`part_meta`)."""
+    JSON for the join: :func:`part_meta`); with ``curves`` (qrels whose grades are not mapped to gains), the
+    runs' rows of the mean curves on its topics too (:func:`topic_curves`)."""
     snap, policy = snapshot.snapshot(collection), scoring.normalise_policy(policy)
     topics = list(section["topics"])
     prepared = scoring.prepared_qrels(collection, policy=policy, topics=topics)
     runs = run_frames(collection, topics=topics if prepared is None else prepared.topics)
     order = list(runs)
-    ranking = None if prepared is None else rank_runs(prepared, [runs.pop(t) for t in order],
-                                                      max_depth=scoring.MAX_DEPTH)
+    ranking, rows = _ranked(prepared, [runs.pop(t) for t in order], curves=curves, level=snap.relevant_from)
     meta: dict = {"order": order, "topics": 0 if prepared is None else len(prepared.topics), "passes": [], "loo": {},
-                  "version": version_key(snap.version), "extra": extra or {}}
-    arrays: dict[str, np.ndarray] = {}
+                  "version": version_key(snap.version), "extra": extra or {}, "curves": rows is not None}
+    arrays: dict[str, np.ndarray] = {} if rows is None else {f"curves/{k}": v for k, v in rows.arrays().items()}
     for p, batch in enumerate(_passes(snap, measures, loo_measure)[0]):
         meta["passes"].append(_scored(snap, prepared, ranking, order, batch, p, arrays))
     if collection.runs.filter(contributes=True).exists():
@@ -88,6 +90,35 @@ def topic_part(collection: Collection, section: dict, *, measures: Sequence[str]
             meta["loo"][by], arrays[f"loo/{by}"] = _loo_slice(collection, snap, prepared, ranking, order, loo_measure,
                                                               by, tags, (here, judged), source)
     return _packed(meta, arrays)
+
+
+def _ranked(prepared, runs: list, *, curves: bool, level: int) -> tuple[object, TopicCurves | None]:
+    """The runs ranked for the measures (``-M``), and with ``curves`` the rows of their curves: from one ranking
+    of every document (the curves' own), cut. A judged document retrieved twice below the cut (the curves
+    refuse it) leaves the curves to the join, which computes them as one worker does."""
+    if prepared is None:  # no topic of the part judged: no row
+        return None, TopicCurves.empty() if curves else None
+    if curves:
+        try:
+            every = rank_runs(prepared, runs)
+        except ValueError:
+            pass
+        else:
+            return every.head(scoring.MAX_DEPTH), topic_curves(every, prepared, level)
+    return rank_runs(prepared, runs, max_depth=scoring.MAX_DEPTH), None
+
+
+def topic_rows(outputs: list[bytes]) -> tuple[list[str], TopicCurves] | None:
+    """The runs (tags, in order) and their curves' rows on every topic from the parts' ``outputs`` (in topic
+    order), or None if a part has none (computed without, or by an earlier version)."""
+    parts, order = [], None
+    for data in outputs:
+        meta, arrays = _unpacked(data)
+        if not meta.get("curves") or order not in (None, meta["order"]):
+            return None
+        order = meta["order"]
+        parts.append(TopicCurves(**{name: arrays[f"curves/{name}"] for name in TopicCurves.__dataclass_fields__}))
+    return (order, TopicCurves.joined(parts)) if parts else None
 
 
 def _scored(snap, prepared, ranking, order: list[str], batch, p: int, arrays: dict) -> dict:

@@ -77,6 +77,12 @@ class Ranked:
                       np.repeat(np.arange(segments.size, dtype=np.int64), counts), self.e_pos[take],
                       self.e_rel[take], self._judgments(take), self._values(take))
 
+    def head(self, max_depth: int) -> Ranked:
+        """What :func:`rank_runs` gives with ``max_depth`` (``-M``), from its ranking with no depth limit."""
+        keep = self.e_pos < max_depth
+        return Ranked(self.seg_run, self.seg_topic, np.minimum(self.lengths, max(max_depth, 0)), self.e_seg[keep],
+                      self.e_pos[keep], self.e_rel[keep], self._judgments(keep), self._values(keep))
+
     def without(self, drop: np.ndarray) -> Ranked:
         """The ranking against the qrels less the judgments flagged in ``drop`` (aligned with the qrels'
         keys, as for :meth:`Qrels.without`): those documents are no longer pooled, the rest is unchanged

@@ -183,7 +183,7 @@ def _boards(collection, tmp: Path, env: dict, rows: list) -> None:
     """The leaderboard's first page after the judgments waits for the board job (scores and the results
     pages' extras, leave-one-out among them): with one worker and with two, the stored files removed in
     between (a board job that finds its board stored does nothing); the same board both times."""
-    from evaluation import board, board_store
+    from evaluation import board, board_extras, board_store
 
     found = {}
     for workers in (1, 2):
@@ -195,7 +195,8 @@ def _boards(collection, tmp: Path, env: dict, rows: list) -> None:
         rows.append(("leaderboard cold (the board job, extras included)", workers, seconds, section))
         stored = board.current(collection, "adjudicated")
         found[workers] = ({tag: (s.aggregate, {n: list(v) for n, v in s.values.items()})
-                           for tag, s in stored.scores.items()}, stored.meta)
+                           for tag, s in stored.scores.items()}, stored.meta,
+                          board_extras.stored(collection, "adjudicated", "curves")[0].to_dict("list"))
     assert repr(found[1]) == repr(found[2]), "the split board differs"
 
 

@@ -78,24 +78,32 @@ def _done(job: Job) -> dict:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("parts", [2, 3])
-def test_a_split_board_stores_the_boards_and_extras_of_one_worker(tmp_path, settings, monkeypatch, parts):
+@pytest.mark.parametrize(("parts", "gains"), [(2, False), (3, False), (2, True)])
+def test_a_split_board_stores_the_boards_and_extras_of_one_worker(tmp_path, settings, monkeypatch, parts, gains):
     collection = build_track(tmp_path, teams=TEAMS)
+    if gains:  # the measures rank against the gains, the curves against the grades: a curves part of its own
+        collection.scale = [{**item, "gain": 0.25 + item["grade"] / 2} for item in collection.scale]
+        collection.save()
     whole = _done(_run_board(collection, settings, tmp_path, 1, "one"))
     monkeypatch.setattr(scoring, "ranked", _refuse)  # no run ranked on every topic: the parts' values are used
+    if not gains:  # nor ranked again for the curves: the topic parts' rows are joined
+        monkeypatch.setattr(board_extras, "all_curves", _refuse)
     job = _run_board(collection, settings, tmp_path, parts, "split")
     assert _done(job) == whole
     assert list(whole["skipped"]) == ["nobody"] and len(whole["boards"]) == 3  # no such policy: said, not split
     one, split = _stored(tmp_path / "one"), _stored(tmp_path / "split")
     assert sorted(split) == sorted(one)
     assert sum("/extras/" not in n for n in one) == 3 and any(".loo.team.map." in n for n in one)
+    curves = [one[name][0] for name in one if "/extras/" in name and ".curves." in name]
+    assert len(curves) == 3 and all(len(frame) and frame["y"].max() > 0 for frame in curves)
     _same(split, one)
-    # 2 judged topics (3 parts asked for: 2): each policy to evaluate split in 2, its extras in 2 parts, and the
-    # figures' part
-    assert (job.done, job.total) == (13, 13)
+    # 2 judged topics (3 parts asked for: 2): each policy to evaluate split in 2, its extras in 1 part (2 with
+    # gains: the curves), and the figures' part
+    total = 13 if gains else 10
+    assert (job.done, job.total) == (total, total)
     topics = [p.get("topics") for p in job.parts.order_by("pk").values_list("params", flat=True)]
-    assert topics == [["301"], ["302"]] * 3 + [None] * 7
-    assert list(job.parts.values_list("status", flat=True)) == ["done"] * 13
+    assert topics == [["301"], ["302"]] * 3 + [None] * (total - 6)
+    assert list(job.parts.values_list("status", flat=True)) == ["done"] * total
 
 
 @pytest.mark.django_db
@@ -111,7 +119,7 @@ def test_the_leaderboard_page_shows_the_same_numbers_after_a_split_board_job(tmp
                                client.get("/collections/robust/reusability/").content.decode()))
     assert pages[2] == pages[1]
     assert Job.objects.filter(kind=board.KIND).count() == 2  # the pages found their boards: no job asked for
-    assert Job.objects.filter(parent__isnull=False).count() == 13
+    assert Job.objects.filter(parent__isnull=False).count() == 10
 
 
 @pytest.mark.django_db
@@ -132,7 +140,7 @@ def test_a_split_board_in_a_bucket_is_read_by_a_web_process_as_the_one_worker_bo
                        [board_extras.stored(collection, "adjudicated", name) for name in EXTRAS])
     assert all(found is not None for found in read[2][1])
     _same(read[2], read[1])
-    assert Job.objects.filter(parent__isnull=False).count() == 13
+    assert Job.objects.filter(parent__isnull=False).count() == 10
 
 
 @pytest.mark.django_db
@@ -153,13 +161,13 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     settings.TASKS = DB_TASKS
     job = _run_board(collection, settings, tmp_path, 2, "split")
     worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
-    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 13 parts queued
+    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 10 parts queued
     job.refresh_from_db()
-    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 13)
+    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 10)
     client.force_login(organizer)
-    assert "0 of 13 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "0 of 10 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # a worker does one part
-    assert "1 of 13 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "1 of 10 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     dead = job.parts.order_by("pk")[1]
     kill_worker_of(dead, began=killed == "while running it")
     call_command(*worker, stdout=StringIO(), stderr=StringIO())
@@ -167,7 +175,7 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     _same(_stored(tmp_path / "split"), _stored(tmp_path / "one"))
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    assert_each_part_done_once("evaluation.tasks.board_part", "evaluation.tasks.join_board", 13)
+    assert_each_part_done_once("evaluation.tasks.board_part", "evaluation.tasks.join_board", 10)
 
 
 @pytest.mark.django_db
@@ -200,10 +208,28 @@ def test_the_join_computes_no_extra_the_parts_computed(tmp_path, settings, monke
     extras = [data for data, params in zip(outputs, sections, strict=True) if "extras" in params]
     topics = [data for data, params in zip(outputs, sections, strict=True) if "topics" in params]
     assert sorted(board_topics.extra_tables(extras, board.version_key(cache.version(collection)))) == [
-        "curves", "qrels", "recall", "topics"]
+        "qrels", "recall", "topics"]  # the curves: from the topic parts' rows
     computed, compute = [], board_extras.computed_extra
     monkeypatch.setattr(board_extras, "computed_extra", lambda *a: computed.append(a[-1]) or compute(*a))
     monkeypatch.setattr(scoring, "ranked", _refuse)
     board_topics.build_joined(collection, "adjudicated", topics, board_topics.joined_figures(outputs[-1], topics),
                               extras=extras)
     assert computed == ["run_recall"]  # it reads the board just written
+
+
+def test_a_part_leaves_the_curves_to_the_join_when_a_judged_document_repeats_below_the_cut(monkeypatch):
+    """The measures rank the first -M documents, the curves every one: a repeat only the curves see is not
+    joined from the parts (the join computes the curves as one worker does, and says what one worker says)."""
+    from evaluation.engine.qrels import Qrels
+    from evaluation.engine.ranking import rank_runs
+    from evaluation.report_topics import _ranked
+
+    monkeypatch.setattr(scoring, "MAX_DEPTH", 2)
+    qrels = Qrels.from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "rel": [1, 0]}))
+    repeated = pd.DataFrame({"qid": ["1"] * 4, "docno": ["a", "c", "b", "b"], "score": [4.0, 3.0, 2.0, 1.0]})
+    ranking, rows = _ranked(qrels, [repeated], curves=True, level=1)
+    assert rows is None
+    np.testing.assert_array_equal(ranking.e_pos, rank_runs(qrels, [repeated], max_depth=2).e_pos)
+    once = repeated.iloc[:3]
+    ranking, rows = _ranked(qrels, [once], curves=True, level=1)
+    assert list(rows.hit_pos) == [0] and list(rows.lengths) == [3] and list(ranking.lengths) == [2]
