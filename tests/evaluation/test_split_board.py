@@ -97,9 +97,9 @@ def test_a_split_board_stores_the_boards_and_extras_of_one_worker(tmp_path, sett
     curves = [one[name][0] for name in one if "/extras/" in name and ".curves." in name]
     assert len(curves) == 3 and all(len(frame) and frame["y"].max() > 0 for frame in curves)
     _same(split, one)
-    # 2 judged topics (3 parts asked for: 2): each policy to evaluate split in 2, its extras in 1 part (2 with
+    # 2 judged topics (3 parts asked for: 2): each policy to evaluate split in 2, its extras in 2 parts (3 with
     # gains: the curves), and the figures' part
-    total = 13 if gains else 10
+    total = 16 if gains else 13
     assert (job.done, job.total) == (total, total)
     topics = [p.get("topics") for p in job.parts.order_by("pk").values_list("params", flat=True)]
     assert topics == [["301"], ["302"]] * 3 + [None] * (total - 6)
@@ -119,7 +119,7 @@ def test_the_leaderboard_page_shows_the_same_numbers_after_a_split_board_job(tmp
                                client.get("/collections/robust/reusability/").content.decode()))
     assert pages[2] == pages[1]
     assert Job.objects.filter(kind=board.KIND).count() == 2  # the pages found their boards: no job asked for
-    assert Job.objects.filter(parent__isnull=False).count() == 10
+    assert Job.objects.filter(parent__isnull=False).count() == 13
 
 
 @pytest.mark.django_db
@@ -140,7 +140,7 @@ def test_a_split_board_in_a_bucket_is_read_by_a_web_process_as_the_one_worker_bo
                        [board_extras.stored(collection, "adjudicated", name) for name in EXTRAS])
     assert all(found is not None for found in read[2][1])
     _same(read[2], read[1])
-    assert Job.objects.filter(parent__isnull=False).count() == 10
+    assert Job.objects.filter(parent__isnull=False).count() == 13
 
 
 @pytest.mark.django_db
@@ -161,13 +161,13 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     settings.TASKS = DB_TASKS
     job = _run_board(collection, settings, tmp_path, 2, "split")
     worker = ("db_worker", "--batch", "--no-startup-delay", "--no-reload")
-    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 10 parts queued
+    call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # plans: 13 parts queued
     job.refresh_from_db()
-    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 10)
+    assert (job.status, job.done, job.total) == (Job.Status.RUNNING, 0, 13)
     client.force_login(organizer)
-    assert "0 of 10 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "0 of 13 parts done (waiting for workers)" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     call_command(*worker, "--max-tasks", "1", stdout=StringIO(), stderr=StringIO())  # a worker does one part
-    assert "1 of 10 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
+    assert "1 of 13 parts done" in client.get(f"/jobs/{job.pk}/?fragment=1").content.decode()
     dead = job.parts.order_by("pk")[1]
     kill_worker_of(dead, began=killed == "while running it")
     call_command(*worker, stdout=StringIO(), stderr=StringIO())
@@ -175,7 +175,7 @@ def test_a_board_part_whose_worker_died_is_done_by_another_worker_once(tmp_path,
     _same(_stored(tmp_path / "split"), _stored(tmp_path / "one"))
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    assert_each_part_done_once("evaluation.tasks.board_part", "evaluation.tasks.join_board", 10)
+    assert_each_part_done_once("evaluation.tasks.board_part", "evaluation.tasks.join_board", 13)
 
 
 @pytest.mark.django_db
