@@ -59,7 +59,7 @@ class TopicCurves:
     @classmethod
     def joined(cls, parts: list[TopicCurves]) -> TopicCurves:
         """The rows of ``parts`` (the same runs on successive slices of the topics) as one ranking gives them."""
-        whole = cls(**{name: np.concatenate([part.arrays()[name] for part in parts]) for name in cls.__dataclass_fields__})
+        whole = cls(**{name: np.concatenate([getattr(part, name) for part in parts]) for name in cls.__dataclass_fields__})
         order = np.argsort(whole.run, kind="stable")  # a run's rows: part after part, so topic after topic
         starts = np.cumsum(whole.hits) - whole.hits
         take = np.repeat(starts[order] - (np.cumsum(whole.hits[order]) - whole.hits[order]), whole.hits[order])
