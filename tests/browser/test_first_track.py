@@ -145,7 +145,10 @@ def test_an_organizer_runs_a_first_track_from_the_browser(browser, tmp_path, fil
         assessor.close()
 
         # results: the run that did not contribute is flagged; the qrels hold the three judgments
+        # the board is computed by the db_worker: until it is stored the page says so and reloads itself
         page.goto(f"{stack.url}/collections/garden/leaderboard/")
+        expect(page.locator("#board-computing")).to_have_count(0, timeout=60_000)
+        expect(page.locator("table tbody tr").first).to_be_visible()
         rows = {row.split("\t")[1].split()[0]: row for row in page.locator("table tbody tr").all_inner_texts()
                 if "\t" in row}
         assert set(rows) >= {"alpha", "beta", "gamma"}
