@@ -28,13 +28,13 @@ import numpy as np
 import pandas as pd
 
 from evaluation import board, cache, scoring, snapshot
-from evaluation.engine.leaderboard_stats import compact_letters, competition_ranks, pairwise_t, t_interval
-from evaluation.engine.significance import (
-    CORRECTIONS,
-    TESTS,
-    adjust_p_values,
-    compare_to_best,
-    pairwise_tests,
+from evaluation.engine import significance
+from evaluation.engine.leaderboard_stats import (
+    compact_letters,
+    competition_ranks,
+    pair_index,
+    pairwise_t,
+    t_interval,
 )
 from evaluation.inferred import xinfap_scores
 from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
@@ -154,25 +154,23 @@ def _significance(matrix: pd.DataFrame, test: str, correction: str, alpha: float
     tags = list(matrix.columns)
     if len(tags) < 2 or len(matrix) < 2:
         return {t: "a" for t in tags}, {t: (False, None) for t in tags}, "none (fewer than 2 runs or topics)"
-    if test not in TESTS:
-        raise EvaluationError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    if test not in significance.TESTS:
+        raise EvaluationError(f"unknown test {test!r}; choose one of {', '.join(significance.TESTS)}")
     values = matrix.to_numpy(dtype=float)
     means = values.mean(axis=0)
     if test == "t":
         pairs = pairwise_t(values)
         p_adjusted = adjust(pairs["p_value"], correction)
-        best = int(np.argsort(-means, kind="stable")[0])
-        others = [int(i) for i in np.argsort(-means, kind="stable")[1:]]
-        lookup = {(int(i), int(j)): k for k, (i, j) in enumerate(zip(pairs["i"], pairs["j"], strict=True))}
-        p_best = np.array([pairs["p_value"][lookup[(min(i, best), max(i, best))]] for i in others])
-        p_best_adjusted = adjust(p_best, correction)
+        order = np.argsort(-means, kind="stable")
+        best, others = int(order[0]), order[1:]
+        p_best_adjusted = adjust(pairs["p_value"][pair_index(len(tags), others, best)], correction)
         vs_best = {tags[best]: (False, None)}
-        for i, p in zip(others, p_best_adjusted, strict=True):
+        for i, p in zip(others.tolist(), p_best_adjusted, strict=True):
             vs_best[tags[i]] = (bool(p < alpha and means[i] != means[best]), float(p))
     else:
-        results = pairwise_tests(matrix, test=test, correction=correction, n_resamples=2000)
+        results = significance.pairwise_tests(matrix, test=test, correction=correction, n_resamples=2000)
         p_adjusted = np.array([r.p_adjusted for r in results])
-        table = compare_to_best(matrix, test=test, correction=correction, alpha=alpha, n_resamples=2000)
+        table = significance.compare_to_best(matrix, test=test, correction=correction, alpha=alpha, n_resamples=2000)
         vs_best = {run: (row.significantly_worse, None if row.result is None else row.result.p_adjusted)
                    for run, row in table.items()}
     letters, method = compact_letters(means, p_adjusted < alpha)
@@ -181,9 +179,9 @@ def _significance(matrix: pd.DataFrame, test: str, correction: str, alpha: float
 
 def adjust(p_values: np.ndarray, correction: str) -> np.ndarray:
     """The engine's multiple-comparison correction, refused in the pages' words when unknown."""
-    if correction not in CORRECTIONS:
+    if correction not in significance.CORRECTIONS:
         raise EvaluationError(f"unknown correction {correction!r}; choose holm, bonferroni or none")
-    return adjust_p_values(p_values, correction)
+    return significance.adjust_p_values(p_values, correction)
 
 
 @cache.reads

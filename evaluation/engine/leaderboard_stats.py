@@ -12,7 +12,7 @@ import numpy as np
 
 from evaluation.engine.letters import compact_letters, letter_groups
 
-__all__ = ["compact_letters", "competition_ranks", "letter_groups", "pairwise_t", "t_interval"]
+__all__ = ["compact_letters", "competition_ranks", "letter_groups", "pair_index", "pairwise_t", "t_interval"]
 
 
 def _special():
@@ -50,6 +50,19 @@ def t_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, flo
     half = float(_t_quantile(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
     mean = float(values.mean())
     return (mean - half, mean + half)
+
+
+def pair_index(k: int, runs: np.ndarray, other: int) -> np.ndarray:
+    """Where each pair ``(run, other)`` is among the ``itertools.combinations(range(k), 2)`` pairs (``i < j``):
+    ``i``'s pairs start after the ``i k - i (i + 1) / 2`` pairs of the runs before it.
+
+    >>> import itertools; pairs = list(itertools.combinations(range(5), 2))
+    >>> [pairs[p] for p in pair_index(5, np.array([0, 4, 1]), 2)]
+    [(0, 2), (2, 4), (1, 2)]
+    """
+    runs = np.asarray(runs, dtype=np.int64)
+    low, high = np.minimum(runs, other), np.maximum(runs, other)
+    return low * k - low * (low + 1) // 2 + (high - low - 1)
 
 
 def pairwise_t(values: np.ndarray, confidence: float = 0.95) -> dict[str, np.ndarray]:

@@ -10,7 +10,6 @@ different" graph; when it would need too many letters, the classic underline dis
 
 from __future__ import annotations
 
-import itertools
 import string
 
 import numpy as np
@@ -50,7 +49,7 @@ def letter_groups(means: np.ndarray, significant: np.ndarray, *, max_letters: in
     """
     k = len(means)
     ranked = np.argsort(-np.asarray(means, dtype=float), kind="stable")
-    pairs = np.array(list(itertools.combinations(range(k), 2)), dtype=np.int64).reshape(-1, 2)
+    pairs = np.stack(np.triu_indices(k, 1), axis=1).astype(np.int64)  # itertools.combinations' order
     chosen = pairs[np.asarray(significant, dtype=bool)]
     differs = np.zeros((k, k), dtype=bool)
     differs[chosen[:, 0], chosen[:, 1]] = differs[chosen[:, 1], chosen[:, 0]] = True
@@ -68,7 +67,10 @@ def _maximal_cliques(together: np.ndarray, limit: int) -> list[int] | None:
     """Maximal cliques (as int bitsets) of the graph ``together`` (k x k, diagonal ignored); None when
     there are more than ``limit``. Bron and Kerbosch (1973) with Tomita's pivot."""
     k = len(together)
-    neighbours = [sum(1 << int(j) for j in np.flatnonzero(together[i]) if j != i) for i in range(k)]
+    adjacent = np.array(together, dtype=bool)
+    np.fill_diagonal(adjacent, False)
+    bits = np.packbits(adjacent, axis=1, bitorder="little")  # row i: bit j set where j is i's neighbour
+    neighbours = [int.from_bytes(row.tobytes(), "little") for row in bits]
     found: list[int] = []
     # an explicit stack, not recursion: a clique of 1,000 runs (none differs from another) is 1,000 levels deep
     stack: list[list] = [[0, (1 << k) - 1, 0, None]]  # clique, candidates, excluded, vertices left to branch on
@@ -83,8 +85,7 @@ def _maximal_cliques(together: np.ndarray, limit: int) -> list[int] | None:
                 stack.pop()
                 continue
             pool = candidates | excluded
-            pivot = max((u for u in range(k) if pool >> u & 1),
-                        key=lambda u, c=candidates: (c & neighbours[u]).bit_count())
+            pivot = max(_members(pool), key=lambda u, c=candidates: (c & neighbours[u]).bit_count())
             rest = candidates & ~neighbours[pivot]
         if not rest:
             stack.pop()
@@ -93,6 +94,14 @@ def _maximal_cliques(together: np.ndarray, limit: int) -> list[int] | None:
         frame[1:] = [candidates & ~(1 << v), excluded | 1 << v, rest & (rest - 1)]
         stack.append([clique | 1 << v, candidates & neighbours[v], excluded & neighbours[v], None])
     return found
+
+
+def _members(bits: int):
+    """The set bits' positions, lowest first (not every position up to k: a bitset deep in the search is small)."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
 
 
 def _rank_intervals(ranked: np.ndarray, chosen: np.ndarray) -> np.ndarray:

@@ -82,3 +82,33 @@ def test_many_runs_with_many_differences_fall_back_to_rank_intervals_quickly():
         assert not (s and shared), "runs that differ never share a letter"
     best = int(np.argmax(values.mean(axis=0)))
     assert letters[best].startswith("a") and all(groups.any(axis=0)), "every run has a letter"
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 30])
+def test_pair_index_finds_each_pair_among_the_combinations(k):
+    from evaluation.engine.leaderboard_stats import pair_index
+
+    pairs = list(itertools.combinations(range(k), 2))
+    for other in range(k):
+        runs = np.array([r for r in range(k) if r != other])
+        assert [pairs[p] for p in pair_index(k, runs, other)] == [tuple(sorted((r, other))) for r in runs]
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_the_leaderboards_test_against_the_best_run_is_the_engines(seed):
+    """The leaderboard reads each run's p-value against the best one from the vectorised pairs: the engine's
+    compare_to_best (paired t, Holm over the k - 1 comparisons), run for run."""
+    from evaluation.engine.significance import compare_to_best
+    from evaluation.leaderboard import _significance
+
+    frame = scores(seed)
+    _, vs_best, _ = _significance(frame, "t", "holm", 0.05)
+    expected = compare_to_best(frame, test="t", correction="holm", alpha=0.05)
+    assert list(vs_best) == list(expected)  # best first, then by mean
+    for run, row in expected.items():
+        worse, p = vs_best[run]
+        assert worse == row.significantly_worse
+        assert (p is None) == (row.result is None)
+        if p is not None:
+            assert p == pytest.approx(row.result.p_adjusted, rel=1e-9, abs=1e-300)
+    assert any(worse for worse, _ in vs_best.values()), "the case has runs worse than the best"
