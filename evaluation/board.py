@@ -153,6 +153,11 @@ def latest(collection: Collection, policy: str) -> Board | None:
     return board_store.cached(("board file", str(board_dir()), name, written), name, read)
 
 
+def any_stored(collection: Collection, policy: str) -> bool:
+    """Whether a board of any version is stored under ``policy`` (a listing: no file read, no version)."""
+    return bool(board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet"))
+
+
 def known_policies(collection: Collection) -> list[str]:
     """The policies of the collection's stored boards (those pages asked for), default first. Asked on every
     saved judgment: in a bucket, the listing is kept in this process until a board job starts or ends (only

@@ -127,3 +127,22 @@ def test_a_part_reads_the_collections_version_once(tmp_path, settings):
     counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"] and "pooling_poolentry" in q["sql"]
               and "GROUP BY" not in q["sql"]]
     assert len(counts) == pools, counts
+
+
+@pytest.mark.django_db
+def test_the_planner_reads_no_version_where_no_board_is_stored(tmp_path, settings):
+    """Whether a stored board makes the split needless is asked of the board files first: with none stored the
+    planner does not read the version (counting the pool's entries) on the split job's critical path."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from evaluation import board
+    from evaluation.tasks import _stored_here
+
+    settings.VAR_DIR = tmp_path
+    collection = build_track(tmp_path, teams=TEAMS)
+    with CaptureQueriesContext(connection) as queries:
+        assert not _stored_here(collection, "majority")
+    assert not [q for q in queries.captured_queries if "pooling_poolentry" in q["sql"]]
+    board.build(collection, "majority")
+    assert board.any_stored(collection, "majority") and not board.any_stored(collection, "adjudicated")
