@@ -343,13 +343,14 @@ def _pools(collection, tmp: Path, args, env: dict, rows: list, *, timed: bool) -
         arguments = {"name": name, "strategy": "depth", "depth": args.pool_depth, "seed": 1}
         seconds, _, section = _run(build_pool, "pool build", collection, {"arguments": arguments}, workers, tmp, env)
         pool = Pool.objects.get(name=name)
-        return seconds, section, (sorted(pool.entries.values_list("topic__qid", "docno", "judging_order")),
-                                  pool_provenance(pool).to_dict("list"),
-                                  {k: v for k, v in pool.params.items() if k != "history"})
+        found = (sorted(pool.entries.values_list("topic__qid", "docno", "judging_order")),
+                 pool_provenance(pool).to_dict("list"), {k: v for k, v in pool.params.items() if k != "history"})
+        if name != "p1":  # each attempt after the first builds beside p1 alone (the entries' table as a track's
+            pool.delete()  # with one pool), not beside every pool built before it
+            _vacuum()
+        return seconds, section, found
 
     _timed(rows, f"depth-{args.pool_depth} pool build", args.repeat, once, "pool")
-    Pool.objects.exclude(name="p1").delete()  # one pool, judged, for what follows
-    _vacuum()  # the rows deleted are cleared now, not by autovacuum during a timing
     if args.postgres:
         NOTES.append(copy_ceiling(Pool.objects.get(name="p1")))
 
