@@ -146,7 +146,7 @@ def stored_figure(collection: Collection, name: str) -> dict | None:
 
 def latest(collection: Collection, policy: str) -> Board | None:
     """The newest stored board under ``policy``, whatever its version (shown while the current one is computed)."""
-    found = board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet")
+    found = _listing(collection, policy)
     if not found:
         return None
     name, written = found[0]
@@ -155,7 +155,12 @@ def latest(collection: Collection, policy: str) -> Board | None:
 
 def any_stored(collection: Collection, policy: str) -> bool:
     """Whether a board of any version is stored under ``policy`` (a listing: no file read, no version)."""
-    return bool(board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet"))
+    return bool(_listing(collection, policy))
+
+
+def _listing(collection: Collection, policy: str) -> list[tuple[str, float]]:
+    """The collection's stored boards under ``policy``, every version, newest first."""
+    return board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet")
 
 
 def known_policies(collection: Collection) -> list[str]:

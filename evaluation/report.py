@@ -83,10 +83,8 @@ def report_sections(collection: Collection, *, shares: int) -> list[dict]:
 
 def report_section(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
                    policy: str = DEFAULT_POLICY, loo_measure: str = "map") -> bytes:
-    """One part's output: its topics' values (:func:`evaluation.report_topics.topic_part`), of one version of
-    the collection (its state read once, as :func:`evaluation_report` reads it)."""
-    with cache.one_version():
-        return topic_part(collection, section, measures=measures, policy=policy, loo_measure=loo_measure)
+    """One part's output: its topics' values (:func:`evaluation.report_topics.topic_part`)."""
+    return topic_part(collection, section, measures=measures, policy=policy, loo_measure=loo_measure)
 
 
 def report_joined(collection: Collection, outputs: list, *, measures: Sequence[str] | None = None,

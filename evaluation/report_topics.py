@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from django.db.models import Exists, OuterRef
 
-from evaluation import scoring, snapshot
+from evaluation import cache, scoring, snapshot
 from evaluation.board import version_key
 from evaluation.engine import Evaluator
 from evaluation.engine.curve_batch import TopicCurves, topic_curves
@@ -66,6 +66,7 @@ def _passes(snap, measures, loo_measure: str) -> tuple[list, list, list]:
     return every, [every.index(b) for b in board], [every.index(b) for b in loo]
 
 
+@cache.reads  # one version of the collection, read once (each reading counts the pool's entries)
 def topic_part(collection: Collection, section: dict, *, measures: Sequence[str] | None = None,
                policy: str = "adjudicated", loo_measure: str = "map", extra: dict | None = None,
                curves: bool = False) -> bytes:
