@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import pandas as pd
 from django.db.models import Max
 
+from pooling.feature_tasks import request_features
 from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry, PoolTopicState
 from pooling.strategies import registry
@@ -90,7 +91,7 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
         strategy = chosen.build(_topic_runs(frames, qid), registry.PoolParams(
             budget={qid: int(budget or 0)}, depth=params.get("depth", 100), seed=pool.seed,
             shared=params.get("shared", False), cal=CalParams.stored(params["cal"]) if "cal" in params else None,
-            corpus=corpus_for(pool.collection, compute=False) if chosen.needs_corpus else None))
+            corpus=corpus_for(pool.collection, compute=False, stale=request_features) if chosen.needs_corpus else None))
         cached = (strategy, 0)
     strategy, recorded = cached
     for docno, relevant in sequence[recorded:]:

@@ -5,13 +5,14 @@ stored in the database (:class:`pooling.models.CollectionFeatures`), so that the
 judgments only load them; kept in process afterwards. A fingerprint of the documents (how many, the last
 id) tells when an import made them stale, and the layout's version (``strategies.features.VERSION``, in the
 blob) when an upgrade did: a judgment then goes on with the stored features (the new documents are not
-candidates yet; features of an older layout give ``cal`` no BM25 anchor) and queues the features job, never
-computes them in the request (6.8 s at 100,000 documents).
+candidates yet; features of an older layout give ``cal`` no BM25 anchor) and queues the features job
+(:mod:`pooling.feature_tasks`), never computes them in the request (6.8 s at 100,000 documents).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 from django.db.models import Count, Max
 
@@ -72,21 +73,12 @@ def _latest_stored(collection: Collection) -> Features | None:
     return cached
 
 
-def _queue_recompute(collection: Collection) -> None:
-    """Queue the features job for the collection, unless one is waiting or running."""
-    from pooling import tasks  # the job module imports the services that import this one
-    from workbench import jobs
-    from workbench.models import Job
-
-    if not Job.objects.filter(kind=KIND, collection=collection, status__in=[Job.Status.QUEUED, Job.Status.RUNNING]
-                              ).exists():
-        jobs.job_start(tasks.compute_features, kind=KIND, collection=collection)
-
-
-def features_for(collection: Collection, *, compute: bool = True) -> Features | None:
+def features_for(collection: Collection, *, compute: bool = True,
+                 stale: Callable[[Collection], None] | None = None) -> Features | None:
     """The collection's features (None when it holds no document): from memory, the database, or computed.
-    ``compute=False`` (a request): stale stored features are used as they are and the features job is queued;
-    they are computed here only if none were ever stored (a ``cal`` pool's build stores them)."""
+    ``compute=False`` (a request): stale stored features are used as they are and ``stale`` is told (the
+    caller queues the features job, :func:`pooling.feature_tasks.request_features`); they are computed here
+    only if none were ever stored (a ``cal`` pool's build stores them)."""
     key = fingerprint(collection)
     if key[1] == 0:
         return None
@@ -94,10 +86,11 @@ def features_for(collection: Collection, *, compute: bool = True) -> Features | 
     if cached is None:
         cached = _stored(key)
         if cached is None and not compute:
-            stale = _latest_stored(collection)
-            if stale is not None:
-                _queue_recompute(collection)
-                return stale
+            outdated = _latest_stored(collection)
+            if outdated is not None:
+                if stale is not None:
+                    stale(collection)
+                return outdated
         if cached is None:
             cached = _compute(collection)
             buffer = io.BytesIO()
@@ -114,7 +107,8 @@ def topic_texts(collection: Collection) -> dict[str, str]:
             for qid, title, description in collection.topics.values_list("qid", "title", "description")}
 
 
-def corpus_for(collection: Collection, *, compute: bool = True) -> Corpus | None:
+def corpus_for(collection: Collection, *, compute: bool = True,
+               stale: Callable[[Collection], None] | None = None) -> Corpus | None:
     """What ``cal`` learns over: the features and the topics' texts (None without documents)."""
-    features = features_for(collection, compute=compute)
+    features = features_for(collection, compute=compute, stale=stale)
     return None if features is None else Corpus(features, topic_texts(collection))

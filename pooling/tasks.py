@@ -11,8 +11,7 @@ from django_tasks import task
 
 from pooling import split
 from pooling import strategies as S
-from pooling.features import KIND as FEATURES_KIND
-from pooling.features import features_for
+from pooling.feature_tasks import compute_features  # noqa: F401  (the features job is one of this app's jobs)
 from pooling.services import pool_build
 from workbench import jobs, subjobs
 from workbench.corpus import documents_copy_in
@@ -103,18 +102,6 @@ def join_pool(context, job_id: int) -> None:
             split.discard(progress.job)
             raise
         _finish(progress, summary)
-
-
-@task()
-def compute_features(job_id: int) -> None:
-    """The collection's features for active learning, again after its documents changed (queued by a judgment
-    in a ``cal`` pool that found them stale)."""
-    with jobs.running(job_id) as progress:
-        collection = progress.job.collection
-        progress.step(f"computing the {FEATURES_KIND} of {collection.documents.count():,} documents")
-        features = features_for(collection)
-        progress.finish(lines=[f"{FEATURES_KIND} of {len(features.docnos) if features else 0:,} documents stored"],
-                        url=reverse("pooling:pools", args=[collection.slug]), label="Pools of this collection")
 
 
 # a part done again removes what it wrote first; a join done again finds its pool published

@@ -19,8 +19,6 @@ ALLOWED: dict[str, frozenset[str]] = {
         "evaluation.leaderboard", "evaluation.planner", "evaluation.recall_estimates", "evaluation.release",
         "evaluation.report", "evaluation.report_topics", "evaluation.reusability", "evaluation.scoring",
         "evaluation.selectors", "evaluation.tasks"}),
-    "pooling: services and their jobs": frozenset({
-        "pooling.advance", "pooling.features", "pooling.services", "pooling.split", "pooling.tasks"}),
 }
 
 
