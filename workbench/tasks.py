@@ -26,9 +26,9 @@ from workbench.services import ImportRefused, RunSpec, documents_import, runs_im
 
 
 @contextlib.contextmanager
-def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploads.Staged]:
-    """The job's uploaded files (archives unpacked with ``archives``), as a local folder of this worker
-    (``workbench.files.local_copy``: the stored files themselves on a local disk, a download from S3);
+def staged(progress: jobs.Progress, *, archives: bool = False, kind: str = "other") -> Iterator[uploads.Staged]:
+    """The job's uploaded files (archives unpacked with ``archives``, within the limits of ``kind``), as a
+    local folder of this worker (``workbench.files.local_copy``: the stored files themselves on a local disk, a download from S3);
     every problem names them as the user did (``BERT.gz:54``, ``runs.tar.gz:alpha.run:12``), never by their
     staged path; the files are removed when the job ends, whether it succeeds or fails."""
     prefix = uploads.staged_prefix(progress.job.params.get("directory"))
@@ -40,7 +40,7 @@ def staged(progress: jobs.Progress, *, archives: bool = False) -> Iterator[uploa
             try:
                 if archives:
                     progress.step("unpacking the archives, if any")
-                files = uploads.open_staged(directory, archives=archives)
+                files = uploads.open_staged(directory, archives=archives, kind=kind)
                 yield files
             except (ImportRefused, FormatError) as exc:
                 raise files.refused(exc) from None
@@ -68,7 +68,7 @@ def import_topics(job_id: int) -> None:
 
 @task()
 def import_documents(job_id: int) -> None:
-    with jobs.running(job_id) as progress, staged(progress, archives=True) as files:
+    with jobs.running(job_id) as progress, staged(progress, archives=True, kind="documents") as files:
         job = progress.job
         read = 0
 
@@ -136,7 +136,7 @@ def import_runs(job_id: int) -> None:
     if slices or job.parts.exists():  # split (a planner retried after it split keeps its parts)
         subjobs.split(job_id, task=import_runs_part, parts=slices, join=join_runs_import, on_failed=_discard_upload)
         return
-    with jobs.running(job_id) as progress, staged(progress, archives=True) as files:
+    with jobs.running(job_id) as progress, staged(progress, archives=True, kind="runs") as files:
         job, params = progress.job, progress.job.params
         manifest, manifest_name = _manifest(files)
         specs = _specs(files, params)

@@ -14,16 +14,13 @@ the task that imports it and the options it takes, so the console offers every k
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import stat
 import tarfile
 import uuid
 import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
@@ -32,6 +29,8 @@ from django.http.multipartparser import MultiPartParserError, TooManyFilesSent
 from django.shortcuts import render
 
 from workbench import files as store
+from workbench.formats import archives as unpacking
+from workbench.formats.archives import safe_name
 from workbench.services import ImportRefused
 
 __all__ = ["ARCHIVE_SUFFIXES", "GONE", "KINDS", "Staged", "UploadKind", "UploadLimitsMiddleware", "is_archive",
@@ -43,7 +42,6 @@ GONE = "the uploaded files are gone (the job ran before, or they were removed)"
 #: archives a job unpacks into their files (runs and documents)
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 _NAMES = ".names.json"  # the staged files' names as the user gave them (staged names never start with '.')
-_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -76,27 +74,12 @@ def is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-
-
-def safe_name(name: str, taken: set[str] | None = None) -> str:
-    """A file name safe on any disk, from the name the user gave (unique within ``taken``)."""
-    taken = set() if taken is None else taken
-    base = _UNSAFE.sub("_", Path(name or "upload").name).lstrip(".") or "upload"
-    candidate, n = base[:150], 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{n}-{base[:150]}"
-    taken.add(candidate)
-    return candidate
-
-
 def stage(files, *, manifest=None) -> str:
     """Store the uploaded files (and an optional manifest) under a fresh name prefix of the file store
     (``uploads/<hex>``, see ``workbench.files``): on the local disk a move, with no copy (Django spooled
     them to disk already); to S3 a streamed upload. The prefix goes in the job's parameters."""
     prefix = f"uploads/{uuid.uuid4().hex}"
-    taken: set[str] = set()
+    taken = unpacking.UsedNames()
     names: dict = {"files": []}
     for upload in files:
         name = safe_name(upload.name, taken)
@@ -186,9 +169,11 @@ def staged_files(directory: str | Path) -> list[Path]:
                   key=lambda p: p.stat().st_mtime_ns)
 
 
-def open_staged(directory: str | Path, *, archives: bool = False) -> Staged:
+def open_staged(directory: str | Path, *, archives: bool = False, kind: str = "other") -> Staged:
     """The job's files with the names the user gave them; with ``archives``, every archive unpacked into
-    its files (named ``archive.zip:member``) in its place. Problems of the archives: :class:`ImportRefused`."""
+    its files (named ``archive.zip:member``) in its place, within the limits of ``kind`` (``workbench.formats.
+    archives``: entries counted as files, each member's and each archive's bytes and expansion). Problems of
+    the archives: :class:`ImportRefused`."""
     directory = Path(directory)
     files = staged_files(directory)
     recorded = _recorded(directory) or {}
@@ -199,12 +184,14 @@ def open_staged(directory: str | Path, *, archives: bool = False) -> Staged:
         names[manifest] = recorded["manifest"][1]
     staged = Staged(directory, files, names, manifest)
     if archives:
-        _unpack_all(staged)
+        _unpack_all(staged, kind)
     return staged
 
 
-def _unpack_all(staged: Staged) -> None:
-    taken = {p.name for p in staged.directory.iterdir()}
+def _unpack_all(staged: Staged, kind: str) -> None:
+    budget = unpacking.Budget(max_files(), kind, DISK_RESERVE)
+    _count_all(staged, budget)
+    taken = unpacking.UsedNames(p.name for p in staged.directory.iterdir())
     files: list[Path] = []
     problems: list[str] = []
     for path in staged.files:
@@ -214,21 +201,14 @@ def _unpack_all(staged: Staged) -> None:
             continue
         found: list[Path] = []
         try:
-            for member, target in _unpack(path, shown, staged.directory, taken, problems):
+            for member, target in unpacking.unpack(path, shown, staged.directory, taken, problems, budget):
                 staged.names[target] = f"{shown}:{member}"
                 found.append(target)
-        except _DiskFull:
-            problems.append(f"{shown}: unpacking it would fill the server's disk (less than "
-                            f"{DISK_RESERVE >> 30} GB left); upload fewer or smaller files")
-            break
-        except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError, NotImplementedError) as exc:
-            if isinstance(exc, EOFError):
-                reason = "the archive is truncated"
-            elif isinstance(exc, OSError) and exc.errno is not None:  # the server's disk, not the archive
-                reason = f"unpacking it failed on the server ({exc.strerror})"
-            else:
-                reason = f"not a valid {'zip' if shown.lower().endswith('.zip') else 'tar'} archive ({exc})"
-            problems.append(f"{shown}: cannot read: {reason}")
+        except (unpacking.ArchiveRefused, unpacking.DiskFull) as exc:
+            _remove(files + found)  # nothing half-unpacked is left on the disk
+            raise ImportRefused([_said(shown, exc)]) from None
+        except _UNREADABLE as exc:
+            problems.append(f"{shown}: cannot read: {_unreadable(shown, exc)}")
             continue
         if not found and not any(p.startswith(f"{shown}:") for p in problems):
             problems.append(f"{shown}: the archive holds no files")
@@ -239,70 +219,46 @@ def _unpack_all(staged: Staged) -> None:
     staged.files = files
 
 
-def _skipped(member: str) -> bool:
-    """Folders' housekeeping files that are not anyone's data (macOS resource forks, .DS_Store)."""
-    parts = PurePosixPath(member).parts
-    return not parts or "__MACOSX" in parts or parts[-1].startswith(".")
+_UNREADABLE = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError, NotImplementedError)
+
+
+def _count_all(staged: Staged, budget: unpacking.Budget) -> None:
+    """Every archive's files counted with the plain files against the most one upload may carry, before
+    anything is unpacked (an archive that cannot be read is left for unpacking to name)."""
+    count = sum(1 for path in staged.files if not is_archive(staged.name(path)))
+    for path in staged.files:
+        shown = staged.name(path)
+        if is_archive(shown):
+            try:
+                count += unpacking.count_files(path, shown, count, budget)
+            except unpacking.ArchiveRefused as exc:
+                raise ImportRefused([str(exc)]) from None
+            except _UNREADABLE:
+                continue
+
+
+def _said(shown: str, exc: Exception) -> str:
+    if isinstance(exc, unpacking.DiskFull):
+        return (f"{shown}: unpacking it would fill the server's disk (less than {DISK_RESERVE >> 30} GB left); "
+                "upload fewer or smaller files")
+    return str(exc)
+
+
+def _unreadable(shown: str, exc: BaseException) -> str:
+    if isinstance(exc, EOFError):
+        return "the archive is truncated"
+    if isinstance(exc, OSError) and exc.errno is not None:  # the server's disk, not the archive
+        return f"unpacking it failed on the server ({exc.strerror})"
+    return f"not a valid {'zip' if unpacking.is_zip(shown) else 'tar'} archive ({exc})"
+
+
+def _remove(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 #: unpacking stops before the disk holding the uploads has less than this free (an archive that would fill it)
 DISK_RESERVE = 1 << 30
-
-
-class _DiskFull(Exception):
-    pass
-
-
-def _copy_out(source, directory: Path, member: str, taken: set[str]) -> Path:
-    """The member streamed to a fresh flat name in ``directory``, checking the free disk as it grows."""
-    target = directory / safe_name(PurePosixPath(member).name, taken)
-    with open(target, "xb") as handle:
-        unchecked = 0
-        while chunk := source.read(_CHUNK):
-            handle.write(chunk)
-            unchecked += len(chunk)
-            if unchecked >= 64 * _CHUNK:
-                unchecked = 0
-                if shutil.disk_usage(directory).free < DISK_RESERVE:
-                    raise _DiskFull
-    if shutil.disk_usage(directory).free < DISK_RESERVE:
-        raise _DiskFull
-    return target
-
-
-def _unpack(path: Path, shown: str, directory: Path, taken: set[str], problems: list[str]):
-    """(member, extracted path) for each regular file of the archive, streamed one by one to a flat name in
-    ``directory`` (folders flattened: no member is written anywhere but there); links and devices refused."""
-    if shown.lower().endswith(".zip"):
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                member = info.filename.replace("\\", "/")
-                if info.is_dir() or _skipped(member):
-                    continue
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    problems.append(f"{shown}:{member}: a link, not a file (links are not followed)")
-                    continue
-                if info.flag_bits & 0x1:
-                    problems.append(f"{shown}:{member}: encrypted; upload it unencrypted")
-                    continue
-                with archive.open(info) as source:
-                    yield member, _copy_out(source, directory, member, taken)
-        return
-    with tarfile.open(path, mode="r|*") as archive:  # a stream: members read in order, never all in memory
-        for info in archive:
-            member = info.name
-            if info.isdir() or _skipped(member):
-                continue
-            if info.issym() or info.islnk():
-                problems.append(f"{shown}:{member}: a link, not a file (links are not followed)")
-                continue
-            if not info.isfile():
-                problems.append(f"{shown}:{member}: not a regular file")
-                continue
-            source = archive.extractfile(info)
-            if source is not None:
-                yield member, _copy_out(source, directory, member, taken)
 
 
 def relative_problems(exc: ImportRefused, directory: str | Path) -> ImportRefused:
