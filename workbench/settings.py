@@ -132,6 +132,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # a person starting more than JOB_STARTS_PER_MINUTE jobs gets a 429 page
     "workbench.jobs.JobStartLimitMiddleware",
+    # a view the database could not serve (locked past SQLITE_BUSY_TIMEOUT, unreachable) answers 503 "busy, try again"
+    "workbench.busy.DatabaseBusyMiddleware",
     # last: turns a refused login into the lock-out page
     "axes.middleware.AxesMiddleware",
 ]
@@ -197,7 +199,8 @@ def _database() -> dict:
         config["OPTIONS"] = {
             "timeout": env_int("SQLITE_BUSY_TIMEOUT", 20),
             "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                            f"PRAGMA busy_timeout={env_int('SQLITE_BUSY_TIMEOUT', 20) * 1000};",
         }
     return config
 

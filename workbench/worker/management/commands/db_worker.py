@@ -1,17 +1,22 @@
 """``manage.py db_worker``: django-tasks' database worker, which also keeps the job it runs alive (a heartbeat
 every few seconds, even in a long step) and settles the jobs of workers that died: at start-up and every
 minute it runs :func:`workbench.jobs.sweep_dead_jobs` (a job safe to retry is queued again once; any other is
-marked failed with its task row, its staged files removed)."""
+marked failed with its task row, its staged files removed). A locked or unreachable database makes it wait
+and try again, never exit (:mod:`workbench.worker.loop`)."""
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 
+from django.core.management.base import CommandError
 from django.db import DatabaseError, close_old_connections, connection
+from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
 from django_tasks_db.management.commands.db_worker import Command as BaseWorkerCommand
 
 from workbench import jobs
+from workbench.worker.loop import PatientWorker
 
 logger = logging.getLogger("workbench.worker")
 
@@ -20,7 +25,8 @@ SWEEP_EVERY = 60.0
 
 
 class Command(BaseWorkerCommand):
-    help = BaseWorkerCommand.help + ". Also sweeps the jobs of workers that died (see workbench.jobs)."
+    help = (BaseWorkerCommand.help + ". Also sweeps the jobs of workers that died (see workbench.jobs) and waits out "
+            "a locked or unreachable database.")
 
     def handle(self, *args, **options):
         worker_id = options["worker_id"]
@@ -29,9 +35,29 @@ class Command(BaseWorkerCommand):
         beat = threading.Thread(target=_beating, args=(worker_id, stop), name="job-heartbeat", daemon=True)
         beat.start()
         try:
-            return super().handle(*args, **options)
+            return self.work(**options)
         finally:
             stop.set()
+
+    def work(self, *, verbosity: int, queue_name: str, interval: float, batch: bool, backend_name: str,
+             startup_delay: bool, reload: bool, max_tasks: int | None, worker_id: str, exclude_queues: str,
+             **options) -> None:
+        """django-tasks-db's ``handle`` with :class:`~workbench.worker.loop.PatientWorker` as the worker."""
+        self.configure_logging(verbosity)
+        queue_names = queue_name.split(",")
+        excluded = exclude_queues.split(",") if exclude_queues else []
+        if excluded and "*" not in queue_names:
+            raise CommandError("--exclude-queues can only be used with --queue-name=*")
+        worker = PatientWorker(queue_names=queue_names, interval=interval, batch=batch, backend_name=backend_name,
+                               startup_delay=startup_delay, max_tasks=max_tasks, worker_id=worker_id,
+                               excluded_queue_names=excluded)
+        if reload and not batch:
+            if os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":  # only the reloaded child handles signals
+                worker.configure_signals()
+            run_with_reloader(worker.run)
+        else:
+            worker.configure_signals()
+            worker.run()
 
 
 def _sweep() -> None:

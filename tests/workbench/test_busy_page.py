@@ -1,0 +1,30 @@
+"""A request the database cannot serve (locked past the busy timeout, or unreachable) answers the plain 503
+"busy, try again" page of workbench.busy, never a 500; tests/workbench/test_locked_database.py holds a real
+lock."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import OperationalError
+
+from workbench import jobs
+
+
+@pytest.fixture
+def boss(db):
+    return User.objects.create_superuser("boss", "boss@example.org", "pw-boss")
+
+
+def test_a_job_start_the_database_refused_answers_busy_try_again(client, boss, collection, monkeypatch):
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(jobs, "job_start", locked)
+    client.force_login(boss)
+    response = client.post(f"/judge/organize/{collection.slug}/duplicates/find/", {"threshold": "0.7", "shingle": "3"})
+    body = response.content.decode()
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert "The database is busy; try again in a moment." in body and "Nothing you sent was saved" in body
+    assert "database is locked" not in body  # the server's words stay in its log
+
