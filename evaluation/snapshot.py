@@ -11,6 +11,7 @@ import pandas as pd
 from evaluation.cache import cached, version
 from pooling.models import Pool
 from pooling.selectors import contributed_runs, pool_entry_table, pool_provenance, pool_runs
+from pooling.strategies import registry
 from workbench.models import Collection, Run
 
 
@@ -67,7 +68,8 @@ class Snapshot:
 
 
 def _pool_info(pool: Pool) -> PoolInfo:
-    depth = pool.params.get("depth") if pool.strategy == "depth" else None
+    declared = registry.STRATEGIES.get(pool.strategy)  # a depth-k pool (each run's top k) states its depth
+    depth = pool.params.get("depth") if declared is not None and declared.splits_by_topic else None
     return PoolInfo(pool, pool.name, pool.strategy, dict(pool.params), depth if isinstance(depth, int) else None)
 
 

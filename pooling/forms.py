@@ -1,28 +1,48 @@
-"""The console's pool form: every strategy and parameter ``manage.py build_pool`` has."""
+"""The console's pool form: every strategy and parameter ``manage.py build_pool`` has, generated from the
+strategies' declarations (:mod:`pooling.strategies.declaration`): one typed field per parameter, grouped
+under the strategies that read it; only the chosen strategy's fields are validated and used."""
 
 from __future__ import annotations
 
 from django import forms
-from django.core.exceptions import ValidationError
 
 from pooling.models import Pool
-from pooling.params import stratum, topic_depths
+from pooling.params import topic_depths
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
+from pooling.strategies.declaration import Param
 from pooling.strategies.ranking import team_key
+
+#: the build argument a strategy's parameters gather into, and the KEY=VALUE field that also gives them
+GATHERED = {"cal": ("Active learning parameters", "More parameters as KEY=VALUE separated by spaces (they "
+                    "take precedence over the fields above), e.g. stop=target target_recall=0.8 seed_depth=10.",
+                    CalParams)}
+
+
+def param_field(p: Param) -> forms.Field:
+    """The form field of a declared parameter: a number input with its bounds and step, a checkbox, a menu
+    or a text input; bounds are checked by the declaration (one line naming the field), not here."""
+    common = {"required": False, "label": p.title, "help_text": p.describe(),
+              "initial": p.initial if p.initial is not None else p.default}
+    if p.type in ("int", "float"):
+        attrs = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
+        attrs["step"] = p.step or (1 if p.type == "int" else "any")
+        kind = forms.IntegerField if p.type == "int" else forms.FloatField
+        return kind(widget=forms.NumberInput(attrs=attrs), error_messages={
+            "invalid": f"{p.name} must be {'an integer' if p.type == 'int' else 'a number'}"}, **common)
+    if p.type == "bool":
+        return forms.BooleanField(**common)
+    if p.type == "choice":
+        empty = [("", "none")] if p.optional else []
+        return forms.ChoiceField(choices=empty + [(c, c) for c in p.choices], **common)
+    return forms.CharField(max_length=20000, **common)
 
 
 class PoolBuildForm(forms.Form):
     name = forms.SlugField(max_length=64, initial="main",
                            help_text="A new name builds a new pool; the name of an existing pool extends it (same "
                                      "strategy): only new documents are added.")
-    strategy = forms.ChoiceField(choices=registry.form_choices, initial="depth")
-    depth = forms.IntegerField(min_value=1, max_value=100000, required=False, initial=100,
-                               help_text="k of depth-k pooling; the candidates' depth for the other strategies (default 100).")
-    topic_depth = forms.CharField(required=False, max_length=20000, label="Per-topic depth",
-                                  help_text="QID=K pairs separated by spaces, e.g. 301=50 302=100; other topics get the depth above.")
-    budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments per topic (fusion and adaptive strategies).")
-    total_budget = forms.IntegerField(min_value=1, max_value=10**9, required=False, help_text="Judgments over all topics.")
+    strategy = forms.ChoiceField(choices=registry.form_choices, initial=registry.names()[0])
     runs = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
                                      help_text="Pool only these runs (none ticked: every run offered to the pool).")
     runs_per_team = forms.IntegerField(min_value=1, max_value=10**6, required=False,
@@ -30,18 +50,37 @@ class PoolBuildForm(forms.Form):
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, required=False,
                               help_text="Seed of the shuffle and of sampling (empty: random, and recorded).")
     order = forms.ChoiceField(choices=Pool.Order.choices, initial=Pool.Order.SHUFFLED, label="Judging order")
-    strata = forms.CharField(required=False, max_length=2000,
-                             help_text="Sampled strategy: FIRST-LAST:RATE separated by spaces, e.g. 1-10:1 11-100:0.1")
-    shared = forms.BooleanField(required=False, help_text="Bandits: credit a judgment to every run that retrieved the document.")
-    cal = forms.CharField(required=False, max_length=500, label="Active learning parameters",
-                          help_text="Continuous active learning (cal): KEY=VALUE separated by spaces, e.g. stop=target "
-                                    "target_recall=0.8 seed_depth=10. Keys: " + ", ".join(CalParams.keys()) + ".")
 
     def __init__(self, *args, collection, **kwargs):
         super().__init__(*args, **kwargs)
         self.collection = collection
         self._runs = list(collection.runs.order_by("tag").values_list("tag", "team", "contributes", "pool_priority"))
         self.fields["runs"].choices = [(tag, tag) for tag, *_ in self._runs]
+        #: parameter field name -> the strategies that read it (the declared ones, then the KEY=VALUE fields)
+        self.param_users: dict[str, list[str]] = {}
+        for p, users in registry.parameters():
+            self.fields[p.name] = param_field(p)
+            self.param_users[p.name] = users
+        for into, (label, help_text, _) in GATHERED.items():
+            users = [s.name for s in registry.STRATEGIES.values() if any(p.into == into for p in s.params)]
+            if users:
+                self.fields[into] = forms.CharField(required=False, max_length=2000, label=label, help_text=help_text)
+                self.param_users[into] = users
+
+    def param_groups(self) -> list[dict]:
+        """The parameter fields grouped by the strategies that read them, each group under their labels:
+        {"strategies": "depth rrf ...", "labels": [...], "fields": [bound fields]} (the page shows only the
+        chosen strategy's groups; without JavaScript every group shows under its heading)."""
+        labels = {s.name: s.label for s in registry.STRATEGIES.values()}
+        groups: dict[tuple[str, ...], dict] = {}
+        for name, users in self.param_users.items():
+            group = groups.setdefault(tuple(users), {"strategies": " ".join(users),
+                                                     "labels": [labels[u] for u in users], "fields": []})
+            group["fields"].append(self[name])
+        return list(groups.values())
+
+    def chosen(self) -> registry.Strategy | None:
+        return registry.STRATEGIES.get(self.data.get("strategy") if self.is_bound else self["strategy"].value())
 
     def run_groups(self) -> list[dict]:
         """The run checkboxes by team (as runs-per-team pooling groups them), each team's runs by priority:
@@ -73,22 +112,51 @@ class PoolBuildForm(forms.Form):
             return [tag for tag, *_ in self._runs if tag in set(ticked) | set(team_runs)]
         return ticked
 
-    def clean_strata(self):
-        text = self.cleaned_data.get("strata", "").strip()
-        try:
-            return [stratum(part) for part in text.split()] if text else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
-
-    def clean_cal(self):
-        text = self.cleaned_data.get("cal", "").strip()
-        try:
-            return CalParams.parse(text.split()).as_dict() if text else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
-
     def clean(self):
+        """Only the chosen strategy's parameters: the others' values and errors are dropped; each value is
+        checked against its declaration (one line naming the field, the bound and the value)."""
         data = super().clean()
+        chosen = registry.STRATEGIES.get(data.get("strategy"))
+        for name, users in self.param_users.items():
+            if chosen is None or chosen.name not in users:
+                self._errors.pop(name, None)
+                data.pop(name, None)
+        for p in chosen.params if chosen else ():
+            self._clean_param(p, data)
+        for into in GATHERED:
+            if chosen is not None and into in self.param_users and chosen.name in self.param_users[into]:
+                self._gather(chosen, into, data)
+        self._depths(data)
+        return data
+
+    def _clean_param(self, p: Param, data: dict) -> None:
+        value = data.get(p.name)
+        if p.parse is not None and isinstance(value, str):
+            try:
+                value = data[p.name] = p.read(value) if value.strip() else None
+            except ValueError as exc:
+                self.add_error(p.name, str(exc))
+                return
+        if p.type == "choice" and value == "":
+            value = data[p.name] = None
+        problem = p.problem(value, p.name)
+        if problem:
+            self.add_error(p.name, problem)
+
+    def _gather(self, chosen: registry.Strategy, into: str, data: dict) -> None:
+        """The chosen strategy's parameters that build one object (cal's): the fields', then the KEY=VALUE
+        words', checked once by the object itself."""
+        given = {p.name: data[p.name] for p in chosen.params if p.into == into and data.get(p.name) is not None}
+        words = (data.get(into) or "").split()
+        kind = GATHERED[into][2]
+        try:
+            typed = kind.parse(words)  # refuses an unknown key or a value out of bounds, naming it
+            given.update({k: getattr(typed, k) for k in {w.partition("=")[0].strip().replace("-", "_") for w in words}})
+            data[into] = kind(**given).as_dict()
+        except (TypeError, ValueError) as exc:
+            self.add_error(into if words else None, str(exc))
+
+    def _depths(self, data: dict) -> None:
         pairs = (data.get("topic_depth") or "").split()
         if pairs and not self.errors:
             try:
@@ -97,24 +165,39 @@ class PoolBuildForm(forms.Form):
                 self.add_error("topic_depth", str(exc).replace("--depth K", "a depth").replace("--topic-depth ", ""))
         else:
             data["depth_value"] = data.get("depth")
-        return data
 
     def build_arguments(self, seed: int) -> dict:
-        """Keyword arguments of ``pool_build`` (JSON-serialisable, so a job can carry them)."""
+        """Keyword arguments of ``pool_build`` (JSON-serialisable, so a job can carry them): the common
+        ones, and the chosen strategy's parameters (those of another strategy stay at their "not given")."""
         data = self.cleaned_data
-        return {"name": data["name"], "strategy": data["strategy"], "depth": data["depth_value"],
-                "budget": data.get("budget"), "total_budget": data.get("total_budget"),
-                "tags": list(data.get("runs") or []) or None, "runs_per_team": data.get("runs_per_team"),
-                "seed": seed, "order": data["order"],
-                "strata": [list(s) for s in data["strata"]] if data.get("strata") else None,
-                "shared": bool(data.get("shared")), "cal": data.get("cal")}
+        chosen = registry.get(data["strategy"])
+        arguments = {"name": data["name"], "strategy": chosen.name, "depth": None, "budget": None,
+                     "total_budget": None, "tags": list(data.get("runs") or []) or None,
+                     "runs_per_team": data.get("runs_per_team"), "seed": seed, "order": data["order"],
+                     "strata": None, "shared": False, "cal": None}
+        for p in chosen.params:
+            if p.into is None and p.name != "topic_depth":
+                value = data.get(p.name)
+                target = arguments if p.name in arguments else arguments.setdefault("options", {})
+                target[p.name] = bool(value) if p.type == "bool" else value
+        for into in GATHERED:
+            if into in data and chosen.name in self.param_users.get(into, ()):
+                arguments[into] = data[into]
+        if chosen.param("depth") is not None:
+            arguments["depth"] = data.get("depth_value")
+        if arguments["strata"]:
+            arguments["strata"] = [list(s) for s in arguments["strata"]]
+        return arguments
 
 
 def params_of(arguments: dict) -> registry.PoolParams:
-    """The strategy's parameters from :meth:`PoolBuildForm.build_arguments`."""
+    """The strategy's parameters from :meth:`PoolBuildForm.build_arguments` (cal's too: the preview
+    shows what the build will use)."""
     from pooling import strategies as S
 
     strata = [S.Stratum(*s) for s in arguments["strata"]] if arguments.get("strata") else None
     return registry.PoolParams(depth=arguments["depth"], budget=arguments["budget"],
                                total_budget=arguments["total_budget"], seed=arguments["seed"], strata=strata,
-                               shared=arguments["shared"], runs_per_team=arguments["runs_per_team"])
+                               shared=arguments["shared"], runs_per_team=arguments["runs_per_team"],
+                               cal=CalParams(**arguments["cal"]) if arguments.get("cal") else None,
+                               options=arguments.get("options"))

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from pooling import strategies as S
+from pooling.strategies.declared.common import stratum
 from workbench.models import Collection
 
 __all__ = ["stratum", "topic_depths"]
-
-
-def stratum(text: str) -> S.Stratum:
-    """FIRST-LAST:RATE, e.g. 11-100:0.1."""
-    try:
-        span, rate = text.split(":")
-        first, last = span.split("-")
-        return S.Stratum(int(first), int(last), float(rate))
-    except ValueError:
-        raise ValueError(f"stratum {text!r} is not FIRST-LAST:RATE (e.g. 11-100:0.1)") from None
 
 
 def topic_depths(default: int | None, pairs: list[str], collection: Collection) -> dict[str, int]:

@@ -8,7 +8,7 @@ budget and candidates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -38,6 +38,8 @@ class PoolPreview:
     offered: int = 0  # runs the build could use (ticked, or every run offered to the pool)
     #: the offered runs by team: {"team", "runs": [{"tag", "priority", "used"}]}, teams by name
     groups: list[dict] = field(default_factory=list)
+    #: the strategy's declared parameters as the build will use them: (label, value), cal's included
+    parameters: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -62,9 +64,9 @@ def _existing(pool: Pool | None) -> pd.DataFrame:
 def _corpus_preview(collection: Collection, name: str, strategy: str, params: registry.PoolParams,
                     pool: Pool | None) -> PoolPreview:
     if not collection.documents.exists():
-        raise PoolRefused("cal learns from the documents' text: import the collection's documents first")
+        raise PoolRefused(f"{strategy} learns from the documents' text: import the collection's documents first")
     if params.budget is None:
-        raise PoolRefused("cal pooling needs a budget (judgments per topic)")
+        raise PoolRefused(f"{strategy} pooling needs a budget (judgments per topic)")
     qids = sorted_topics(collection.topics.values_list("qid", flat=True))
     rows = [{"qid": q, "documents": int(params.budget), "new": int(params.budget), "budget": int(params.budget)}
             for q in qids]
@@ -84,9 +86,10 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
         raise PoolRefused(f"pool {pool} was built with {pool.strategy!r}; extend it with the same strategy "
                           f"or give another name")
     if chosen.needs_corpus:  # cal: one row per topic with its budget; its features are the build job's work
-        return _corpus_preview(collection, name, strategy, params, pool)
+        return replace(_corpus_preview(collection, name, strategy, params, pool),
+                       parameters=parameters_used(chosen, params))
     offered, teams, priorities = _offered(collection, tags)
-    if strategy == "depth" and isinstance(params.depth, int):
+    if chosen.splits_by_topic and isinstance(params.depth, int):  # depth-k: each run's top k alone
         used = select_runs(offered, teams=teams, priorities=priorities, runs_per_team=params.runs_per_team)
         rows = _depth_rows(collection, used, params.depth, pool)
     else:
@@ -95,13 +98,35 @@ def pool_preview(*, collection: Collection, name: str = "main", strategy: str = 
     rows.sort(key=lambda row: order[row["qid"]])
     return PoolPreview(strategy=strategy, adaptive=chosen.adaptive, runs=sorted(used), extends=pool is not None,
                        rows=rows, name=name, offered=len(offered),
-                       groups=_groups(offered, set(used), teams, priorities))
+                       groups=_groups(offered, set(used), teams, priorities),
+                       parameters=parameters_used(chosen, params))
+
+
+def parameters_used(chosen: registry.Strategy, params: registry.PoolParams) -> list[tuple[str, str]]:
+    """(label, value) of each parameter the strategy declares, as the build reads it from ``params``
+    (cal's from its one object; a parameter left empty shows as "default" or "none")."""
+    shown = []
+    for p in chosen.params:
+        if p.into is not None:
+            gathered = getattr(params, p.into, None)
+            value = p.default if gathered is None else getattr(gathered, p.name, None)
+        elif hasattr(params, p.name):
+            value = getattr(params, p.name)
+        else:
+            value = (params.options or {}).get(p.name)
+        if p.name == "topic_depth" or (p.name == "depth" and isinstance(value, dict)):
+            continue
+        if isinstance(value, list | tuple):
+            value = " ".join(f"{s[0]}-{s[1]}:{s[2]:g}" if isinstance(s, tuple) else str(s) for s in value)
+        shown.append((p.title, "none" if value is None else str(value)))
+    return shown
+
 
 
 def _built_rows(chosen, collection: Collection, pool: Pool | None, offered: list[str], teams: dict,
                 priorities: dict, strategy: str, params: registry.PoolParams) -> tuple[list[dict], list[str]]:
     """Each topic's size as the strategy builds it over the runs' lines, and the runs it used."""
-    frames = _frames(collection, offered, teams, priorities, strategy, params)
+    frames = _frames(collection, offered, teams, priorities, chosen, params)
     params = registry.PoolParams(**{**params.__dict__, "teams": teams, "priorities": priorities})
     try:
         built = chosen.build(frames, params)
@@ -166,14 +191,14 @@ def _offered(collection: Collection, tags) -> tuple[list[str], dict, dict]:
     return [t for t, _, _ in rows], {t: team for t, team, _ in rows}, {t: p for t, _, p in rows}
 
 
-def _frames(collection: Collection, offered: list[str], teams: dict, priorities: dict, strategy: str,
-            params: registry.PoolParams) -> dict[str, pd.DataFrame]:
+def _frames(collection: Collection, offered: list[str], teams: dict, priorities: dict,
+            chosen: registry.Strategy, params: registry.PoolParams) -> dict[str, pd.DataFrame]:
     """The lines the preview needs, read in the web server's request: only the runs the per-team limit
     keeps, and for depth-k only each run's lines within the depth (the pool of a depth-k build is made
     of those alone). A track of 150 runs of 30,000 lines held whole took some 240 MB more."""
     used = select_runs(offered, teams=teams, priorities=priorities, runs_per_team=params.runs_per_team)
     depth = params.depth
-    if strategy != "depth" or depth is None:
+    if not chosen.splits_by_topic or depth is None:
         return run_frames(collection, tags=used)
     deepest = max(depth.values()) if isinstance(depth, dict) else int(depth)
     return {tag: top[["qid", "docno", "rank", "score"]].reset_index(drop=True)

@@ -169,13 +169,15 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
                budget: int | None = None, total_budget: int | None = None, tags: Sequence[str] | None = None,
                runs_per_team: int | None = None, seed: int = 0, order: str = "shuffled",
                strata: Sequence[S.Stratum] | None = None, shared: bool = False,
-               cal: CalParams | Mapping | None = None, frames: dict | None = None) -> PoolBuildSummary:
+               cal: CalParams | Mapping | None = None, frames: dict | None = None,
+               options: Mapping | None = None) -> PoolBuildSummary:
     """Build the pool ``name`` of the collection, or extend it if it exists.
 
     Fixed strategies (depth, rrf, borda, sampled) write their entries now. Adaptive ones (mtf,
     maxmean, bandit) write each topic's first document now and the next ones as judgments arrive
     (:func:`pooling.advance.pool_advance`). Strategies come from :mod:`pooling.strategies.registry`.
-    ``frames``: the runs' lines read already (a split build's parts, :mod:`pooling.split`).
+    ``frames``: the runs' lines read already (a split build's parts, :mod:`pooling.split`). ``options``:
+    values of parameters a strategy declares beyond the common ones (:attr:`PoolParams.options`).
     """
     try:
         chosen = registry.get(strategy)
@@ -183,7 +185,7 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
         raise PoolRefused(str(exc)) from None
     clock = time.perf_counter()
     frames, teams, priorities = runs_for(collection, tags, frames, required=not chosen.needs_corpus,
-                                         depth=depth if strategy == "depth" and isinstance(depth, int) else None)
+                                         depth=depth if chosen.splits_by_topic and isinstance(depth, int) else None)
     timings = {"read runs": time.perf_counter() - clock}
     pool, created, round_no = _pool_for(collection, name, strategy, seed, order)
     params = build_params(frames, depth=depth, budget=budget, total_budget=total_budget,
@@ -191,7 +193,8 @@ def pool_build(*, collection: Collection, name: str = "main", strategy: str = "d
     request = registry.PoolParams(depth=depth, budget=budget, total_budget=total_budget, seed=seed, strata=strata,
                                   shared=shared, teams=teams, priorities=priorities, runs_per_team=runs_per_team,
                                   cal=_cal_params(cal) if chosen.needs_corpus else None,
-                                  corpus=corpus_for(collection) if chosen.needs_corpus else None)
+                                  corpus=corpus_for(collection) if chosen.needs_corpus else None,
+                                  options=options)
     try:
         if chosen.adaptive:
             added, topics = _build_adaptive(pool, chosen, frames, request, params), None

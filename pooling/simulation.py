@@ -19,7 +19,8 @@ from workbench.selectors import run_frames
 
 __all__ = ["SIMULATED", "SimulationRefused", "Simulation", "simulate_pool"]
 
-SIMULATED = ("depth", *registry.adaptive_names())
+#: depth-k (each run's top k, judged in pool order) and the adaptive strategies
+SIMULATED = tuple(s.name for s in registry.STRATEGIES.values() if s.splits_by_topic or s.adaptive)
 
 
 class SimulationRefused(ValueError):
@@ -59,7 +60,8 @@ def _seed_docs(runs: dict, depth: int) -> dict[str, list[str]]:
 
 
 def _pool(collection: Collection, spec: Simulation, qids: list[str]):
-    if spec.strategy == "cal":
+    chosen = registry.STRATEGIES.get(spec.strategy)
+    if chosen is not None and chosen.needs_corpus:
         features = stored_features.features_for(collection)
         if features is None:
             raise SimulationRefused(f"collection {collection.slug!r} has no documents: cal needs their text "
@@ -76,10 +78,10 @@ def _pool(collection: Collection, spec: Simulation, qids: list[str]):
     if not runs:
         raise SimulationRefused(f"{spec.strategy} pools the collection's runs, and {collection.slug!r} has none "
                                 "(import_runs), or use --strategy cal")
-    if spec.strategy == "depth":
+    if chosen is not None and chosen.splits_by_topic:
         entries = depth_pool(runs, spec.depth).entries
         orders = {str(q): list(g["docno"].astype(str)) for q, g in entries.groupby("qid", sort=False)}
-        return OrderedPool(orders, spec.budget, name="depth")
+        return OrderedPool(orders, spec.budget, name=chosen.name)
     if spec.strategy in registry.adaptive_names():
         return registry.adaptive_pool(spec.strategy, runs, spec.budget, depth=spec.depth, seed=spec.seed)
     raise SimulationRefused(f"unknown strategy {spec.strategy!r} ({', '.join(SIMULATED)})")

@@ -46,7 +46,8 @@ def plan(job: Job, arguments: dict, parts: int) -> list[dict]:
     """The parts of a split build (slices of the topics), its pool created hidden; [] when the build is not
     split (another strategy, an existing pool, too few runs or topics, or a build the one worker refuses)."""
     collection = job.collection
-    if parts <= 1 or arguments.get("strategy", "depth") != "depth" or not isinstance(arguments.get("depth"), int):
+    strategy = registry.STRATEGIES.get(arguments.get("strategy", registry.names()[0]))
+    if parts <= 1 or strategy is None or not strategy.splits_by_topic or not isinstance(arguments.get("depth"), int):
         return []
     name = arguments.get("name", "main")
     if Pool.objects.filter(collection=collection, name=name).exists():
@@ -62,7 +63,7 @@ def plan(job: Job, arguments: dict, parts: int) -> list[dict]:
     if hidden is not None and hidden.params.get("building") != job.pk:
         return []  # another job builds it: the build refuses, in one line
     if hidden is None:
-        Pool.all_objects.create(collection=collection, name=name, strategy="depth", seed=arguments.get("seed", 0),
+        Pool.all_objects.create(collection=collection, name=name, strategy=strategy.name, seed=arguments.get("seed", 0),
                                 order=arguments.get("order", "shuffled"), published=False,
                                 params={"building": job.pk})
     return _pieces(qids, min(parts, len(qids)))
@@ -98,7 +99,7 @@ def _pool_and_write(part: Job, pieces: list[dict], turns: Turns) -> dict:
     frames = run_frames(collection, tags=tags or None, contributing_only=not tags, topics=qids,
                         depth=arguments["depth"])
     frames, teams, priorities = services.runs_for(collection, tags, frames)
-    strategy = registry.get("depth")
+    strategy = registry.get(arguments.get("strategy", registry.names()[0]))
     request = registry.PoolParams(depth=arguments["depth"], seed=arguments.get("seed", 0), teams=teams,
                                   priorities=priorities, runs_per_team=arguments.get("runs_per_team"))
     results = depth_pools(frames, request.depth, [piece["topics"] for piece in pieces], **request.selection())

@@ -42,9 +42,10 @@ import pandas as pd
 if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, not with the pool registry
     import scipy.sparse as sp
 
+from .declaration import param
 from .features import Features
 from .ranking import sorted_topics, topic_rng
-from .stopping import StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
+from .stopping import RULES, StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
 
 __all__ = ["ANCHORS", "CalParams", "CalPool", "Corpus"]
 
@@ -54,27 +55,30 @@ ANCHORS = ("bm25", "none")
 
 @dataclass(frozen=True)
 class CalParams:
-    """What a ``cal`` pool is built with: validated once, stored on the pool, passed as one object.
-
-    ``budget``: review judgments per topic (None: until the collection or a stopping rule ends it);
-    ``growth``: batch growth per round; ``presumed``: random documents presumed non-relevant per round;
-    ``seed_depth``: the runs' fused top documents judged first; ``c``: logistic regression's inverse
-    regularisation; ``anchor``: ``bm25`` (the topic text's BM25 score is a feature) or ``none``;
-    ``seed``: of every random draw.
+    """What a ``cal`` pool is built with: validated once, stored on the pool, passed as one object. Each
+    parameter a user gives is declared here (:func:`.declaration.param`); ``budget`` (review judgments
+    per topic, None: until the collection or a stopping rule ends it) and ``seed`` (of every random
+    draw) come from the pool's own budget and seed.
     """
 
     budget: int | None = 100
-    growth: float = 0.1
-    presumed: int = 100
-    seed_depth: int = 0
-    c: float = 1.0
-    query_weight: float = 1.0
-    anchor: str = "bm25"
+    growth: float = param(0.1, min=0, max=10, step=0.05, help="Batch growth per round")
+    presumed: int = param(100, min=1, max=100000, unit="documents",
+                          help="Random documents presumed non-relevant per round")
+    seed_depth: int = param(0, min=0, max=100000, unit="documents", help="The runs' fused top documents judged first")
+    c: float = param(1.0, min=0, min_open=True, max=10**6, step=0.1, label="C",
+                     help="Logistic regression's inverse regularisation")
+    query_weight: float = param(1.0, min=0, max=1000, step=0.1, help="Weight of the topic's text as a relevant document")
+    anchor: str = param("bm25", choices=ANCHORS, help="bm25: the topic text's BM25 score is a feature; none: "
+                                                      "the classifier alone")
     seed: int = 0
-    stop: str | None = None
-    target_recall: float = 0.8
-    confidence: float = 0.95
-    sample_size: int = 1000
+    stop: str | None = param(None, choices=RULES, label="Stopping rule", help="When a topic stops before its budget "
+                                                                              "(empty: never)")
+    target_recall: float = param(0.8, min=0, max=1, min_open=True, max_open=True, step=0.05,
+                                 help="Recall the target and qbcb rules aim at")
+    confidence: float = param(0.95, min=0, max=1, min_open=True, max_open=True, step=0.01,
+                              help="Confidence of the stated recall")
+    sample_size: int = param(1000, min=1, max=10**6, unit="documents", help="qbcb: side sample per topic")
 
     def __post_init__(self):
         problems = []

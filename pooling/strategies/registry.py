@@ -1,148 +1,82 @@
 """The pooling strategies by name: the one list the service, the command, the model and judging read.
 
-Adding a strategy touches its own module and this registry, nothing else: write the pooling function
-(fixed: runs -> :class:`PoolResult`; adaptive: runs -> an :class:`AdaptivePool`), then add a
-:class:`Strategy` to ``STRATEGIES`` with a builder that maps :class:`PoolParams` to its arguments and
-refuses (``StrategyRefused``, one line for the user) what it cannot work without.
+Each strategy is declared once, in its own module under :mod:`.declared` (a :class:`Strategy` named
+``STRATEGY``: name, label, help, typed parameters, capabilities, and a builder that maps
+:class:`PoolParams` to its arguments and refuses, with ``StrategyRefused``, what it cannot work
+without). :func:`autodiscover` imports those modules and registers what they declare; this module runs
+it for its own package when first imported (Django-free callers need no app registry), and
+``PoolingConfig.ready()`` calls it too. Adding a strategy is adding a module and its test.
 
 >>> [s.name for s in STRATEGIES.values() if s.adaptive]
 ['mtf', 'maxmean', 'bandit', 'cal']
 >>> get("depth").build({}, PoolParams())
 Traceback (most recent call last):
 ...
-pooling.strategies.registry.StrategyRefused: depth pooling needs --depth K
+pooling.strategies.declaration.StrategyRefused: depth pooling needs --depth K
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+import importlib
+import pkgutil
 
-from .adaptive import AdaptivePool, BayesianBandit, MaxMean, MoveToFront
-from .cal import CalParams, CalPool, Corpus
-from .depth import depth_pool
-from .fusion import fusion_pool
-from .ranking import Depth, Runs, ranked_entries
-from .result import PoolResult
-from .sampling import DEFAULT_STRATA, Stratum, stratified_pool
+from .adaptive import AdaptivePool
+from .declaration import Param, PoolParams, Strategy, StrategyRefused
+from .ranking import Runs
 
-__all__ = ["IMPORTED", "STRATEGIES", "PoolParams", "Strategy", "StrategyRefused", "adaptive_names",
-           "adaptive_pool", "choices", "form_choices", "get", "is_adaptive", "names"]
+__all__ = ["IMPORTED", "PACKAGE", "STRATEGIES", "Param", "PoolParams", "Strategy", "StrategyRefused",
+           "adaptive_names", "adaptive_pool", "autodiscover", "choices", "form_choices", "get", "is_adaptive",
+           "names", "parameters", "register", "table", "unregister"]
 
 #: pools made of imported judgments rather than built from runs
 IMPORTED = ("imported", "Imported")
+#: the package whose modules declare the built-in strategies
+PACKAGE = "pooling.strategies.declared"
+
+STRATEGIES: dict[str, Strategy] = {}
 
 
-class StrategyRefused(ValueError):
-    """A build the strategy cannot do with the parameters given (the message is one line for the user)."""
+def register(strategy: Strategy) -> Strategy:
+    """Add (or replace) a strategy; the registry stays in the strategies' declared order, then by name.
+    A parameter another strategy declares under the same name must have the same type (one form field,
+    one command option)."""
+    for p in strategy.params:
+        known = next((q for s in STRATEGIES.values() if s.name != strategy.name for q in s.params
+                      if q.name == p.name), None)
+        if known is not None and (known.type, known.into) != (p.type, p.into):
+            raise ValueError(f"strategy {strategy.name!r} declares parameter {p.name!r} as {p.type}, another "
+                             f"strategy as {known.type}")
+    found = {**STRATEGIES, strategy.name: strategy}
+    STRATEGIES.clear()
+    STRATEGIES.update(sorted(found.items(), key=lambda item: (item[1].order, item[0])))
+    return strategy
 
 
-@dataclass(frozen=True)
-class PoolParams:
-    """Everything a build may ask for; each strategy reads the fields it needs.
-
-    ``depth``: k (one for every topic, or per topic); for budgeted and adaptive strategies the depth of
-    their candidates (default 100). ``budget``: judgments per topic (or per topic id); ``total_budget``:
-    over all topics. ``seed``: of sampling and bandits. ``strata``: sampling strata. ``shared``: bandits
-    credit every run that retrieved a judged document. ``teams``, ``priorities``, ``runs_per_team``: pool
-    each team's first N runs by priority. ``cal``: the parameters of continuous active learning (one
-    object, declared by :class:`.cal.CalParams`); ``corpus``: the collection's features and topic texts,
-    given by the caller to strategies that declare ``needs_corpus``.
-    """
-
-    depth: Depth | None = None
-    budget: int | Mapping[str, int] | None = None
-    total_budget: int | None = None
-    seed: int = 0
-    strata: Sequence[Stratum] | None = None
-    shared: bool = False
-    teams: Mapping[str, str] | None = None
-    priorities: Mapping[str, int] | None = None
-    runs_per_team: int | None = None
-    cal: CalParams | None = None
-    corpus: Corpus | None = None
-
-    def selection(self) -> dict[str, Any]:
-        return {"teams": self.teams, "priorities": self.priorities, "runs_per_team": self.runs_per_team}
+def unregister(name: str) -> None:
+    STRATEGIES.pop(name, None)
 
 
-@dataclass(frozen=True)
-class Strategy:
-    """One pooling strategy: ``build(runs, params)`` gives a :class:`PoolResult` (fixed) or an
-    :class:`AdaptivePool` (adaptive: the judging queue asks it for each next document)."""
-
-    name: str
-    label: str
-    adaptive: bool
-    build: Callable[[Runs, PoolParams], PoolResult | AdaptivePool] = field(repr=False)
-    #: parameters recorded on the pool besides the common ones (e.g. the strata of a sample)
-    recorded: Callable[[PoolParams], dict] = field(default=lambda params: {}, repr=False)
-    #: the class of an adaptive pool (what :func:`adaptive_pool` builds), None for fixed pools
-    pool_class: type[AdaptivePool] | None = field(default=None, repr=False)
-    #: whether ``build`` needs :attr:`PoolParams.corpus` (the collection's document features)
-    needs_corpus: bool = False
+def autodiscover(package: str = PACKAGE) -> list[str]:
+    """Import every module of ``package`` and register the ``STRATEGY`` each declares (modules without one
+    are shared parts); the names registered, in module order. Calling it again changes nothing."""
+    root = importlib.import_module(package)
+    found = []
+    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
+        declared = getattr(importlib.import_module(f"{package}.{info.name}"), "STRATEGY", None)
+        if isinstance(declared, Strategy):
+            register(declared)
+            found.append(declared.name)
+    return found
 
 
-def _depth(runs: Runs, p: PoolParams) -> PoolResult:
-    if p.depth is None:
-        raise StrategyRefused("depth pooling needs --depth K")
-    return depth_pool(runs, p.depth, **p.selection())
-
-
-def _fusion(method: str) -> Callable[[Runs, PoolParams], PoolResult]:
-    def build(runs: Runs, p: PoolParams) -> PoolResult:
-        if p.budget is None and p.total_budget is None:
-            raise StrategyRefused(f"{method} pooling needs a budget (--budget N per topic or --total-budget N)")
-        return fusion_pool(runs, p.budget, method=method, depth=p.depth or 100, total_budget=p.total_budget,
-                           **p.selection())
-
-    return build
-
-
-def _sampled(runs: Runs, p: PoolParams) -> PoolResult:
-    return stratified_pool(runs, p.strata or DEFAULT_STRATA, seed=p.seed, **p.selection())
-
-
-def _adaptive(cls: type[AdaptivePool]) -> Callable[[Runs, PoolParams], AdaptivePool]:
-    def build(runs: Runs, p: PoolParams) -> AdaptivePool:
-        return cls(runs, p.budget, depth=p.depth or 100, total_budget=p.total_budget, seed=p.seed,
-                   shared=p.shared, **p.selection())
-
-    return build
-
-
-def _cal(runs: Runs, p: PoolParams) -> CalPool:
-    if p.corpus is None:
-        raise StrategyRefused("cal learns from the documents' text: import the collection's documents first")
-    if p.budget is None:
-        raise StrategyRefused("cal pooling needs a budget (--budget N judgments per topic)")
-    per_topic = isinstance(p.budget, Mapping)
-    cal = replace(p.cal or CalParams(), budget=None if per_topic else int(p.budget), seed=p.seed)
-    topics = {q: t for q, t in p.corpus.topics.items() if not per_topic or q in p.budget}
-    seeds, ranked = {}, None
-    if cal.seed_depth and runs:
-        ranked = ranked_entries(runs, cal.seed_depth)[["qid", "docno", "tag", "rank"]]
-        entries = depth_pool(runs, cal.seed_depth).entries
-        seeds = {str(q): list(g["docno"].astype(str)) for q, g in entries.groupby("qid", sort=False)}
-    pool = CalPool(p.corpus.features, topics, cal, seed_docs=seeds,
-                   budgets={str(q): int(b) for q, b in p.budget.items()} if per_topic else None)
-    if ranked is not None:
-        pool.ranked, pool.params["runs"] = ranked, sorted(runs)
-    return pool
-
-
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in [
-    Strategy("depth", "Depth-k (TREC)", False, _depth),
-    Strategy("rrf", "Reciprocal-rank fusion", False, _fusion("rrf")),
-    Strategy("borda", "Borda count", False, _fusion("borda")),
-    Strategy("sampled", "Stratified sample", False, _sampled,
-             recorded=lambda p: {"strata": [list(s) for s in (p.strata or DEFAULT_STRATA)]}),
-    *(Strategy(cls.name, label, True, _adaptive(cls), pool_class=cls)
-      for cls, label in [(MoveToFront, "Move-to-front"), (MaxMean, "MaxMean bandit"),
-                         (BayesianBandit, "Bayesian bandit")]),
-    Strategy("cal", "Continuous active learning", True, _cal, needs_corpus=True),
-]}
+def parameters() -> list[tuple[Param, list[str]]]:
+    """Every parameter of every strategy once, in the registry's order, with the strategies that read it
+    (the console's form has one field per parameter, the command one option)."""
+    found: dict[str, tuple[Param, list[str]]] = {}
+    for s in STRATEGIES.values():
+        for p in s.params:
+            found.setdefault(p.name, (p, []))[1].append(s.name)
+    return list(found.values())
 
 
 def get(name: str) -> Strategy:
@@ -150,6 +84,15 @@ def get(name: str) -> Strategy:
         return STRATEGIES[name]
     except KeyError:
         raise StrategyRefused(f"unknown strategy {name!r} ({', '.join(STRATEGIES)})") from None
+
+
+def table() -> list[dict]:
+    """The strategies as the docs' table shows them: name, label, help, capabilities, and each parameter's
+    name, type, default, bounds, unit and help."""
+    return [{"name": s.name, "label": s.label, "help": s.help, "capabilities": s.capabilities(),
+             "params": [{"name": p.name, "type": p.type, "default": p.default, "min": p.min, "max": p.max,
+                         "bounds": p.bounds(), "unit": p.unit, "help": p.help} for p in s.params]}
+            for s in STRATEGIES.values()]
 
 
 def names() -> list[str]:
@@ -184,3 +127,6 @@ def form_choices() -> list[tuple[str, str]]:
 def choices() -> list[tuple[str, str]]:
     """(value, label) of every strategy a pool may record, for the model's field."""
     return [(s.name, s.label) for s in STRATEGIES.values()] + [IMPORTED]
+
+
+autodiscover()

@@ -1,8 +1,12 @@
-from pooling.params import stratum, topic_depths
+from pooling.management.commands._strategy_options import add_param_options, gathered, given_params
+from pooling.params import topic_depths
 from pooling.services import PoolRefused, pool_build, seed_from
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
 from workbench.management.base import Error, WorkbenchCommand
+
+#: the parameters ``pool_build`` takes by name; a strategy's others go in its ``options``
+COMMON = {"depth", "topic_depth", "budget", "total_budget", "strata", "shared"}
 
 
 class Command(WorkbenchCommand):
@@ -11,13 +15,8 @@ class Command(WorkbenchCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
-        parser.add_argument("--depth", type=int, default=None, help="Pool depth k (depth strategy; candidates "
-                                                                      "depth for the others, default 100)")
-        parser.add_argument("--topic-depth", nargs="+", default=None, metavar="QID=K",
-                            help="Per-topic depth, e.g. 301=50 302=100 (topics not named get --depth)")
-        parser.add_argument("--strategy", default="depth", choices=list(registry.STRATEGIES))
-        parser.add_argument("--budget", type=int, default=None, help="Judgments per topic")
-        parser.add_argument("--total-budget", type=int, default=None, help="Judgments over all topics")
+        parser.add_argument("--strategy", default=registry.names()[0], choices=registry.names())
+        parser.add_argument("--name", default="main", help="Pool name (default: main)")
         parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
                             help="Pool only these runs (default: every contributing run)")
         parser.add_argument("--runs-per-team", type=int, default=None,
@@ -26,26 +25,32 @@ class Command(WorkbenchCommand):
                                                                   "(default: random, and recorded)")
         parser.add_argument("--order", choices=["shuffled", "pool"], default="shuffled",
                             help="Judging order: shuffled (default) or pool rank")
-        parser.add_argument("--strata", nargs="+", default=None, metavar="FIRST-LAST:RATE",
-                            help="Sampling strata, e.g. 1-10:1 11-100:0.1 (sampled strategy)")
-        parser.add_argument("--shared", action="store_true",
-                            help="Bandits: credit a judgment to every run that retrieved the document")
+        # each strategy's parameters, from its declaration (the strategies that read one in brackets)
+        add_param_options(parser.add_argument_group("strategy parameters"), registry.parameters())
         parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
-                            help="cal: its parameters, e.g. stop=target target_recall=0.8 seed_depth=10 "
-                                 "(growth, presumed, c, query_weight, confidence, sample_size)")
-        parser.add_argument("--name", default="main", help="Pool name (default: main)")
+                            help="cal: its parameters as KEY=VALUE, e.g. stop=target target_recall=0.8 "
+                                 "(taking precedence over the options above)")
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
+        chosen = registry.get(opts["strategy"])
         try:
-            strata = [stratum(s) for s in opts["strata"]] if opts["strata"] else None
-            depth = topic_depths(opts["depth"], opts["topic_depth"], collection) if opts["topic_depth"] else opts["depth"]
-            cal = CalParams.parse(opts["cal"]) if opts["cal"] else None
-            summary = pool_build(collection=collection, name=opts["name"], strategy=opts["strategy"],
-                                 depth=depth, budget=opts["budget"], total_budget=opts["total_budget"],
+            values = given_params(opts, chosen)
+            depth = values.get("depth")
+            if values.get("topic_depth"):
+                depth = topic_depths(depth, values["topic_depth"], collection)
+            cal = None
+            if any(p.into == "cal" for p in chosen.params):
+                cal = gathered(values, chosen, "cal", CalParams, opts["cal"])
+            elif opts["cal"]:
+                raise ValueError(f"--cal applies to cal, not to {chosen.name}")
+            summary = pool_build(collection=collection, name=opts["name"], strategy=chosen.name,
+                                 depth=depth, budget=values.get("budget"), total_budget=values.get("total_budget"),
                                  tags=opts["runs"], runs_per_team=opts["runs_per_team"],
-                                 seed=seed_from(opts["seed"]), order=opts["order"], strata=strata,
-                                 shared=opts["shared"], cal=cal)
+                                 seed=seed_from(opts["seed"]), order=opts["order"], strata=values.get("strata"),
+                                 shared=bool(values.get("shared")), cal=cal,
+                                 options={p.name: values[p.name] for p in chosen.params
+                                          if p.into is None and p.name in values and p.name not in COMMON} or None)
         except (PoolRefused, ValueError) as exc:
             raise Error(str(exc)) from None
         pool = summary.pool

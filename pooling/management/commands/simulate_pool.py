@@ -1,18 +1,18 @@
 import json
 from dataclasses import replace
 
+from pooling.management.commands._strategy_options import add_param_options, gathered, given_params
 from pooling.simulation import SIMULATED, Simulation, SimulationRefused, simulate_pool
+from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
-from pooling.strategies.stopping import RULES
 from workbench.formats.qrels import read_qrels
 from workbench.management.base import Error, WorkbenchCommand
 
 
-def fraction(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise ValueError
-    return value
+def _gathered_params():
+    """The parameters of the simulated strategies that build one object (cal's), with their strategies."""
+    return [(p, users) for p, users in registry.parameters() if p.into is not None
+            and any(u in SIMULATED for u in users)]
 
 
 class Command(WorkbenchCommand):
@@ -26,12 +26,8 @@ class Command(WorkbenchCommand):
         parser.add_argument("--budget", type=int, default=100, help="Judgments per topic (default 100)")
         parser.add_argument("--depth", type=int, default=100, help="Candidates depth of run-based strategies")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--stop", choices=RULES, default=None, help="cal: stopping rule")
-        parser.add_argument("--target-recall", type=fraction, default=0.8, help="target and qbcb rules (0.8)")
-        parser.add_argument("--confidence", type=fraction, default=0.95, help="of the stated recall (0.95)")
-        parser.add_argument("--sample-size", type=int, default=1000, help="qbcb: side sample per topic")
-        parser.add_argument("--seed-depth", type=int, default=0,
-                            help="cal: judge first the runs' fused top N documents of each topic")
+        # cal's parameters, from its declaration (not given: as --cal says, else as declared)
+        add_param_options(parser.add_argument_group("cal parameters"), _gathered_params())
         parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
                             help="cal: further parameters, as build_pool's --cal (e.g. growth=0.2 c=3)")
         parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
@@ -40,18 +36,23 @@ class Command(WorkbenchCommand):
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
-        if opts["budget"] < 1 or opts["depth"] < 1 or opts["sample_size"] < 1:
-            raise Error("--budget, --depth and --sample-size must be at least 1")
+        if opts["budget"] < 1 or opts["depth"] < 1:
+            raise Error("--budget and --depth must be at least 1")
         try:
             qrels = read_qrels(opts["qrels"])
         except OSError as exc:
             raise Error(f"{opts['qrels']}: cannot read ({exc.strerror or exc})") from None
         try:
-            cal = replace(CalParams.parse(opts["cal"]), budget=opts["budget"], seed=opts["seed"],
-                          seed_depth=opts["seed_depth"])
-            spec = Simulation(opts["strategy"], opts["budget"], opts["depth"], opts["seed"], opts["stop"],
-                              opts["target_recall"], opts["confidence"], opts["sample_size"], cal,
-                              tuple(opts["runs"]) if opts["runs"] else None)
+            chosen = registry.get(opts["strategy"])
+            values = given_params(opts, chosen, [p.name for p, _ in _gathered_params()])
+            cal = None
+            if any(p.into == "cal" for p in chosen.params):
+                cal = replace(gathered(values, chosen, "cal", CalParams, opts["cal"]), budget=opts["budget"],
+                              seed=opts["seed"])
+            rule = {"stop": cal.stop, "target_recall": cal.target_recall, "confidence": cal.confidence,
+                    "sample_size": cal.sample_size} if cal else {}
+            spec = Simulation(chosen.name, opts["budget"], opts["depth"], opts["seed"], cal=cal,
+                              runs=tuple(opts["runs"]) if opts["runs"] else None, **rule)
             result = simulate_pool(collection=collection, qrels=qrels, spec=spec)
         except (SimulationRefused, ValueError) as exc:
             raise Error(str(exc)) from None

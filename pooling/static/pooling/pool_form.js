@@ -1,5 +1,6 @@
-// The pool form's run list: a filter by team or run, and the tick buttons (all / none / offered / a team)
-// done in place. Without JavaScript the same buttons post the form and the page comes back ticked.
+// The pool form: only the chosen strategy's parameters shown (without JavaScript every group shows under its
+// strategies' heading); the run list's filter by team or run, and the tick buttons (all / none / offered / a
+// team) done in place. Without JavaScript the same buttons post the form and the page comes back ticked.
 (function () {
   "use strict";
   function ready(fn) {
@@ -8,6 +9,17 @@
   ready(function () {
     var form = document.getElementById("pool-form");
     if (!form) return;
+    // only the chosen strategy's parameters: the other groups hidden and disabled (not posted)
+    var strategy = form.querySelector("select[name=strategy]");
+    function showParams() {
+      if (!strategy) return;
+      Array.prototype.forEach.call(form.querySelectorAll("fieldset.strategy-params"), function (group) {
+        var used = group.getAttribute("data-strategies").split(" ").indexOf(strategy.value) !== -1;
+        group.hidden = !used;
+        group.disabled = !used;
+      });
+    }
+    if (strategy) { strategy.addEventListener("change", showParams); showParams(); }
     var filter = document.getElementById("run-filter");
     var boxes = function (root) { return Array.prototype.slice.call((root || form).querySelectorAll("input[name=runs]")); };
     var visible = function (box) { var li = box.closest("li"); return !li.hidden && !li.closest(".team").hidden; };

@@ -1,0 +1,59 @@
+"""The command options of the strategies' parameters, generated from their declarations: one option per
+parameter (``--target-recall``), its help with bounds and default, and the values a command was given
+checked against the chosen strategy's declaration (one line naming the option, the bound and the value)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pooling.strategies import registry
+from pooling.strategies.declaration import Param
+
+__all__ = ["add_param_options", "gathered", "given_params"]
+
+
+def add_param_options(parser, params: Iterable[tuple[Param, list[str]]], defaults: bool = False) -> None:
+    """One option per parameter; ``defaults``: the declared default when not given (else None: not given)."""
+    for p, users in params:
+        kwargs = {"dest": p.name, "default": p.default if defaults else None,
+                  "help": f"{p.describe()} [{', '.join(users)}]".replace("%", "%%")}
+        if p.type == "bool":
+            kwargs.update(action="store_true", default=bool(p.default) if defaults else None)
+        elif p.many:
+            kwargs.update(nargs="+", metavar=p.metavar or "VALUE")
+        elif p.type == "choice":
+            kwargs.update(choices=[*p.choices, *(["none"] if p.optional else [])])
+        elif p.type in ("int", "float"):
+            kwargs.update(type=int if p.type == "int" else float, metavar="N" if p.type == "int" else "X")
+        parser.add_argument(p.option, **kwargs)
+
+
+def given_params(opts: dict, strategy: registry.Strategy, offered: Iterable[str] | None = None) -> dict:
+    """The chosen strategy's parameters the command was given, read and checked; ValueError (one line)
+    for a value out of bounds or an option of a parameter another strategy reads. ``offered``: the names
+    of the parameters the command has options for (default: every strategy's)."""
+    offered = {p.name for p, _ in registry.parameters()} if offered is None else set(offered)
+    for p, users in registry.parameters():
+        if p.name in offered and strategy.name not in users and opts.get(p.name) not in (None, False):
+            raise ValueError(f"{p.option} applies to {', '.join(users)}, not to {strategy.name}")
+    values = {p.name: _value(p, opts[p.name]) for p in strategy.params
+              if p.name in offered and opts.get(p.name) is not None}
+    problems = strategy.problems(values, {p.name: p.option for p in strategy.params})
+    if problems:
+        raise ValueError("; ".join(problems))
+    return values
+
+
+def _value(p: Param, given):
+    if p.many and p.parse is not None:
+        return p.read(" ".join(given), p.option)
+    return None if p.type == "choice" and given == "none" else given
+
+
+def gathered(values: dict, strategy: registry.Strategy, into: str, kind, words: list[str]):
+    """The object a strategy's parameters build (cal's :class:`CalParams`): the options given, then the
+    ``KEY=VALUE`` words (which take precedence), checked once by the object itself."""
+    named = {w.partition("=")[0].strip().replace("-", "_") for w in words}
+    typed = kind.parse(words)
+    given = {p.name: values[p.name] for p in strategy.params if p.into == into and p.name in values}
+    return kind(**{**given, **{k: getattr(typed, k) for k in named}})
