@@ -113,8 +113,10 @@
       notSaved(f, button, "the connection to the server failed");
       return;
     }
-    if (response.status >= 500 && !/<main[\s>]/.test(html)) {
-      notSaved(f, button, "the server could not store it (HTTP " + response.status + ")");
+    // a server error without the judging page (the "database busy" page, a proxy's): nothing was stored
+    if (response.status >= 500 && !/id="judge-form"/.test(html)) {
+      notSaved(f, button, response.status === 503 ? "the server is busy (HTTP 503); try again in a moment"
+                                                  : "the server could not store it (HTTP " + response.status + ")");
       return;
     }
     const url = response.headers.get("X-Judge-Url") || response.url;
