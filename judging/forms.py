@@ -134,3 +134,44 @@ class DuplicateDecisionForm(forms.Form):
     status = forms.ChoiceField(choices=ACTIONS, required=False)
     judge_members = forms.ChoiceField(choices=[("", "unchanged"), ("1", "yes"), ("0", "no")], required=False)
     remove = forms.CharField(max_length=200, required=False)
+
+
+class MachineJudgeForm(forms.Form):
+    """Run a machine judge on a pool. A chat judge's endpoint is one the deployment declares (``JUDGE_ENDPOINTS``),
+    chosen by name with one of its models: no address and no key is ever typed on the web."""
+
+    name = forms.SlugField(max_length=64, initial="embedding", help_text="A name for this judge configuration.")
+    kind = forms.ChoiceField(label="Judge")
+    pool = forms.ModelChoiceField(queryset=Pool.objects.none(), empty_label=None)
+    endpoint = forms.ChoiceField(required=False, label="Endpoint (openai)")
+    model = forms.ChoiceField(required=False, label="Model (openai)")
+
+    def __init__(self, *args, collection, judges, endpoints: dict[str, list[str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.endpoints = endpoints
+        self.fields["kind"].choices = [(c.name, c.label) for c in judges]
+        self.fields["kind"].initial = judges.default
+        self.fields["pool"].queryset = Pool.objects.filter(collection=collection).order_by("name")
+        self.fields["endpoint"].choices = [("", "—")] + [(name, name) for name in endpoints]
+        self.fields["model"].choices = [("", "—")] + [(name, [(m, m) for m in models])
+                                                      for name, models in endpoints.items()]
+        self.fields["endpoint"].help_text = (
+            "The chat endpoints this deployment declares; the server holds their keys." if endpoints else
+            "This deployment declares no chat endpoint: the server's administrator lists them in the "
+            "JUDGE_ENDPOINTS setting.")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("kind") != "openai":
+            data["endpoint"] = data["model"] = ""
+            return data
+        endpoint, model = data.get("endpoint"), data.get("model")
+        if not self.endpoints:
+            raise forms.ValidationError("This deployment declares no chat endpoint for the openai judge (the "
+                                        "server's administrator lists them in the JUDGE_ENDPOINTS setting).")
+        if not endpoint:
+            self.add_error("endpoint", "Choose one of the endpoints this deployment declares.")
+        elif model not in self.endpoints.get(endpoint, []):
+            self.add_error("model", f"Choose a model that endpoint {endpoint} serves: "
+                                    f"{', '.join(self.endpoints[endpoint])}.")
+        return data

@@ -11,10 +11,13 @@ parts each run :func:`machine_judge_run` on their topics, recording under the jo
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pandas as pd
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
@@ -22,19 +25,24 @@ from django.db.models import Sum
 from judging.machine import JUDGES, judge_class
 from judging.machine.base import JudgeError, Pair, Scale, Verdict
 from judging.machine.calibration import Calibration, fit, topic_z
+from judging.machine.injection import instruction_signs
 from judging.models import Judgment, MachineJudge, MachineVerdict
 from judging.policies import HUMAN
 from judging.qrels import qrels
 from pooling.models import Pool, PoolEntry
+from workbench.jobs import check_start_rate
 from workbench.models import Collection, Document, Job
 
-__all__ = ["MachineJobCancelled", "MachineRunSummary", "machine_job_cancelled", "machine_job_line", "machine_judge_ensure",
-           "machine_judge_run", "machine_plan", "scale_of"]
+__all__ = ["FLAGGED", "MachineJobCancelled", "MachineRunSummary", "endpoint_choices", "judge_instance",
+           "machine_job_cancelled", "machine_job_line", "machine_job_start", "machine_judge_ensure", "machine_judge_run",
+           "machine_plan", "scale_of"]
 
 #: configuration keys never stored: a key comes from the environment when the job runs
 _SECRET_WORDS = ("key", "token", "secret", "password")
-#: how often (verdicts) the job reports progress and looks for a cancel
+#: how often (verdicts) the job looks for a cancel and reports progress (that also at least every 10% of its pairs)
 REPORT_EVERY = 10
+#: how a verdict left to the humans begins its line (the document's text reads as instructions to a judge)
+FLAGGED = "flagged for humans:"
 #: failures a job's summary lists (in the pool's topic order)
 MAX_FAILURES = 20
 
@@ -54,6 +62,7 @@ class MachineRunSummary:
     prompt_tokens: int
     completion_tokens: int
     failures: list
+    flagged: int = 0
 
 
 def scale_of(collection: Collection) -> Scale:
@@ -62,25 +71,60 @@ def scale_of(collection: Collection) -> Scale:
                  guidelines=collection.guidelines)
 
 
+def endpoint_choices() -> dict[str, list[str]]:
+    """The chat endpoints the deployment declares (``JUDGE_ENDPOINTS``): name -> its models."""
+    return {name: list(entry["models"]) for name, entry in (getattr(settings, "JUDGE_ENDPOINTS", None) or {}).items()}
+
+
+def _runtime(config: dict) -> tuple[dict, str | None]:
+    """A chat judge's stored configuration as it runs: a declared ``endpoint`` gives the base URL and the key (from
+    the variable it names, none otherwise); a ``base_url`` (given on the server's command line) keeps
+    ``OPENAI_API_KEY``. The deployment's limits apply to both. Returns (configuration, key)."""
+    config = {**config, "deadline": settings.JUDGE_REQUEST_DEADLINE, "max_reply_bytes": settings.JUDGE_REPLY_MAX_BYTES}
+    name = config.pop("endpoint", None)
+    if name is None:
+        return config, None
+    declared = (getattr(settings, "JUDGE_ENDPOINTS", None) or {}).get(name)
+    if declared is None:
+        raise JudgeError(f"endpoint {name!r} is not one this deployment declares (JUDGE_ENDPOINTS)")
+    if config.get("model") not in declared["models"]:
+        raise JudgeError(f"endpoint {name!r} serves {', '.join(declared['models'])}, not {config.get('model')!r}")
+    key = os.environ.get(declared["key_env"], "") if declared["key_env"] else ""
+    return {**config, "base_url": declared["base_url"]}, key
+
+
+def judge_instance(kind: str, config: dict, collection: Collection):
+    """The judge of ``kind`` with a stored ``config``, ready to run (a chat judge's endpoint resolved)."""
+    if "endpoint" in config or "base_url" in config:
+        runtime, key = _runtime(config)
+        return judge_class(kind)(runtime, scale=scale_of(collection), key=key)
+    return judge_class(kind)(config, scale=scale_of(collection))
+
+
 def machine_judge_ensure(*, collection: Collection, name: str, kind: str, config: dict | None = None) -> MachineJudge:
     """The collection's machine judge of that name, created (with its user) the first time; a new
-    configuration replaces the stored one. Anything that looks like a key is refused, never stored."""
+    configuration replaces the stored one (an ``endpoint`` replaces a ``base_url`` and the other way round).
+    Anything that looks like a key is refused, never stored."""
     kind = JUDGES.parse(kind)
     config = {k: v for k, v in (config or {}).items() if v not in (None, "")}
     secret = [k for k in config if any(word in k.lower() for word in _SECRET_WORDS)]
     if secret:
-        raise JudgeError(f"option {secret[0]!r} looks like a secret: give the key in OPENAI_API_KEY, never as an option")
-    judge_class(kind)(config, scale=scale_of(collection))  # checks the options before anything is stored
+        raise JudgeError(f"option {secret[0]!r} looks like a secret: give the key in the environment, never as an "
+                         f"option")
     with transaction.atomic():
         judge = MachineJudge.objects.filter(collection=collection, name=name).first()
         if judge is None:
+            judge_instance(kind, config, collection)  # checks the options before anything is stored
             username = f"machine:{collection.slug}:{name}"[:150]
             user = get_user_model().objects.create_user(username=username, password=None)
             return MachineJudge.objects.create(collection=collection, name=name, kind=kind, user=user, config=config)
         if judge.kind != kind:
             raise JudgeError(f"machine judge {name!r} is a {judge.kind} judge: choose another name for a {kind} judge")
-        if config and config != judge.config:
-            judge.config = {**judge.config, **config}
+        replaced = {"endpoint": "base_url", "base_url": "endpoint"}
+        kept = {k: v for k, v in judge.config.items() if not any(replaced.get(n) == k for n in config)}
+        judge_instance(kind, {**kept, **config}, collection)
+        if config and {**kept, **config} != judge.config:
+            judge.config = {**kept, **config}
             judge.save(update_fields=["config"])
         return judge
 
@@ -134,11 +178,20 @@ def _calibration(judge_row: MachineJudge, judge, topics: list[list[Pair]], job: 
     return calibration
 
 
+def _flag(verdict: Verdict, sign: str) -> Verdict:
+    """A verdict on a document whose text reads as instructions to a judge: no judgment, left to the humans (the
+    grade the machine gave stays in its record, for the audit)."""
+    said = f"; the machine said {verdict.grade}" if verdict.ok else f"; the machine failed: {verdict.error}"
+    return dataclasses.replace(verdict, ok=False, error=f"{FLAGGED} the document's text reads as instructions to a "
+                                                        f"judge ({sign!r}){said}"[:500])
+
+
 def _record(judge_row: MachineJudge, verdict: Verdict, topic_id: int, provenance, job: Job | None) -> bool:
     """Write one verdict (and its judgment when it has a grade); False when the pair was already judged."""
     fields = {"judge": judge_row, "topic_id": topic_id, "docno": verdict.docno, "job": job, "ok": verdict.ok,
               "error": verdict.error, "model": provenance.model[:200], "model_version": provenance.model_version[:200],
-              "endpoint_host": provenance.endpoint_host[:200], "prompt_hash": provenance.prompt_hash,
+              "endpoint_host": provenance.endpoint_host[:200],
+              "prompt_hash": verdict.prompt_hash or provenance.prompt_hash,
               "raw_reply": verdict.raw_reply, "parsed_grade": verdict.grade, "score": verdict.score,
               "probability": verdict.probability, "latency_ms": verdict.latency_ms,
               "prompt_tokens": verdict.prompt_tokens, "completion_tokens": verdict.completion_tokens}
@@ -157,6 +210,9 @@ def _record(judge_row: MachineJudge, verdict: Verdict, topic_id: int, provenance
 def _pending(judge: MachineJudge, topics: list[list[Pair]], job: Job | None) -> set[tuple[str, str]]:
     """The pool's pairs this judge has not judged (nor failed on in this job)."""
     done = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic__qid", "docno"))
+    # a document left to the humans is not asked again: its text still reads as instructions
+    done |= set(MachineVerdict.objects.filter(judge=judge, ok=False, error__startswith=FLAGGED)
+                .values_list("topic__qid", "docno"))
     if job is not None:  # a pair that failed in this job is not asked again when the job resumes
         done |= set(MachineVerdict.objects.filter(judge=judge, job=job, ok=False).values_list("topic__qid", "docno"))
     return {(p.qid, p.docno) for pairs in topics for p in pairs} - done
@@ -167,13 +223,15 @@ class _Tally:
 
     def __init__(self, total: int, already: int) -> None:
         self.total, self.already = total, already
-        self.judged = self.failed = self.prompt = self.completion = 0
+        self.judged = self.failed = self.flagged = self.prompt = self.completion = 0
         self.failures: list[str] = []
 
     def add(self, verdict: Verdict, written: bool) -> None:
         if written:
+            flagged = verdict.error.startswith(FLAGGED)
             self.judged += verdict.ok
-            self.failed += not verdict.ok
+            self.flagged += flagged
+            self.failed += not verdict.ok and not flagged
             if not verdict.ok and len(self.failures) < MAX_FAILURES:
                 self.failures.append(f"{verdict.qid} {verdict.docno}: {verdict.error}")
         self.prompt += verdict.prompt_tokens
@@ -181,10 +239,11 @@ class _Tally:
 
     @property
     def count(self) -> int:
-        return self.judged + self.failed
+        return self.judged + self.failed + self.flagged
 
     def line(self) -> str:
-        return (f"judged {self.already + self.judged} of {self.total} pairs ({self.failed} failed); "
+        flagged = f", {self.flagged} left to humans" if self.flagged else ""
+        return (f"judged {self.already + self.judged} of {self.total} pairs ({self.failed} failed{flagged}); "
                 f"{self.prompt + self.completion} tokens so far")
 
 
@@ -196,6 +255,15 @@ def _same_collection(judge: MachineJudge, pool: Pool) -> None:
 def _only(topics: list[list[Pair]], qids: Iterable[str]) -> list[list[Pair]]:
     chosen = set(qids)
     return [pairs for pairs in topics if pairs[0].qid in chosen]
+
+
+def _report(tally: _Tally, wanted: int, every: int, report, job: Job | None) -> None:
+    """Progress every ``every`` verdicts (and at the end); a look for a cancel every ``REPORT_EVERY``."""
+    last = tally.count == wanted
+    if report is not None and (last or tally.count % every == 0):
+        report(tally.line(), tally.already + tally.count, tally.total)
+    if job is not None and (last or tally.count % REPORT_EVERY == 0) and _cancelled(job):
+        raise MachineJobCancelled(f"cancelled: {tally.line()}; run it again to continue")
 
 
 def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None,
@@ -211,22 +279,22 @@ def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None
     tally = _Tally(sum(len(t) for t in mine), 0)
     tally.already = tally.total - len(wanted)
     if wanted:
-        instance = judge_class(judge.kind)(judge.config, scale=scale_of(judge.collection))
+        instance = judge_instance(judge.kind, judge.config, judge.collection)
         calibration = _calibration(judge, instance, every, job)
         if calibration is not None:
             instance.calibration = calibration
         provenance = instance.provenance()
         topic_ids = dict(judge.collection.topics.filter(qid__in={q for q, _ in wanted}).values_list("qid", "pk"))
+        signs = {(p.qid, p.docno): instruction_signs(p.text) for pairs in mine for p in pairs
+                 if (p.qid, p.docno) in wanted}
+        every_n = max(1, min(REPORT_EVERY, tally.total // 10))
         for verdict in instance.judge(mine, wanted):
+            if signs.get((verdict.qid, verdict.docno)):
+                verdict = _flag(verdict, signs[(verdict.qid, verdict.docno)])
             tally.add(verdict, _record(judge, verdict, topic_ids[verdict.qid], provenance, job))
-            if tally.count % REPORT_EVERY and tally.count != len(wanted):
-                continue
-            if report is not None:
-                report(tally.line(), tally.already + tally.count, tally.total)
-            if job is not None and _cancelled(job):
-                raise MachineJobCancelled(f"cancelled: {tally.line()}; run it again to continue")
+            _report(tally, len(wanted), every_n, report, job)
     return MachineRunSummary(judge.name, pool.name, tally.total, tally.already, tally.judged, tally.failed,
-                             tally.prompt, tally.completion, tally.failures)
+                             tally.prompt, tally.completion, tally.failures, tally.flagged)
 
 
 def machine_plan(*, judge: MachineJudge, pool: Pool, job: Job) -> list[tuple[str, int]]:
@@ -239,7 +307,7 @@ def machine_plan(*, judge: MachineJudge, pool: Pool, job: Job) -> list[tuple[str
     left = [(pairs[0].qid, sum((p.qid, p.docno) in wanted for p in pairs)) for pairs in topics]
     left = [(qid, n) for qid, n in left if n]
     if len(left) > 1:
-        _calibration(judge, judge_class(judge.kind)(judge.config, scale=scale_of(judge.collection)), topics, job)
+        _calibration(judge, judge_instance(judge.kind, judge.config, judge.collection), topics, job)
     return left
 
 
@@ -298,3 +366,16 @@ def machine_job_for(*, judge: MachineJudge, pool: Pool, user=None) -> tuple[Job,
     return Job.objects.create(kind=MACHINE_JOB, collection=judge.collection, started_by=user,
                               params={"judge_id": judge.pk, "pool_id": pool.pk, "judge": judge.name,
                                       "pool": pool.name}), False
+
+
+def machine_job_start(*, judge: MachineJudge, pool: Pool, user, task) -> tuple[Job, bool]:
+    """Start (or resume) the job as every job starts (``workbench.jobs.job_start``): the person's start limit
+    (``JOB_STARTS_PER_MINUTE``) checked, ``task`` queued and its id kept with the job, so that the worker's
+    heartbeat covers it. Returns (job, resumed)."""
+    check_start_rate(user)
+    job, resumed = machine_job_for(judge=judge, pool=pool,
+                                   user=user if user is not None and user.is_authenticated else None)
+    result = task.enqueue(job.pk)
+    Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
+    job.refresh_from_db()
+    return job, resumed

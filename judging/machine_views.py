@@ -10,10 +10,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from judging.forms import MachineJudgeForm
 from judging.machine import JUDGES
 from judging.machine.base import JudgeError
 from judging.machine_agreement import machine_agreement
-from judging.machine_services import MACHINE_JOB, machine_job_cancel, machine_job_for, machine_judge_ensure
+from judging.machine_services import (
+    MACHINE_JOB,
+    endpoint_choices,
+    machine_job_cancel,
+    machine_job_start,
+    machine_judge_ensure,
+)
 from judging.models import MachineJudge
 from judging.queueing import AUDIT_SHARE, queues_route
 from judging.tasks import machine_judge
@@ -22,33 +29,19 @@ from workbench.access import organizer_required
 from workbench.models import Collection, Job
 
 
-class MachineJudgeForm(forms.Form):
-    name = forms.SlugField(max_length=64, initial="embedding", help_text="A name for this judge configuration.")
-    kind = forms.ChoiceField(choices=[(c.name, c.label) for c in JUDGES], initial=JUDGES.default, label="Judge")
-    pool = forms.ModelChoiceField(queryset=Pool.objects.none(), empty_label=None)
-    base_url = forms.URLField(required=False, label="Base URL (openai)", assume_scheme="http",
-                              help_text="e.g. http://127.0.0.1:8000/v1; the key is read from OPENAI_API_KEY.")
-    model = forms.CharField(required=False, max_length=200, label="Model (openai)")
-
-    def __init__(self, *args, collection: Collection, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["pool"].queryset = Pool.objects.filter(collection=collection).order_by("name")
-
-
 @organizer_required
 def machine_console(request: HttpRequest, slug: str) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
-    form = MachineJudgeForm(request.POST or None, collection=collection)
+    form = MachineJudgeForm(request.POST or None, collection=collection, judges=JUDGES, endpoints=endpoint_choices())
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             judge = machine_judge_ensure(collection=collection, name=data["name"], kind=data["kind"],
-                                         config={"base_url": data["base_url"], "model": data["model"]})
+                                         config={"endpoint": data["endpoint"], "model": data["model"]})
         except JudgeError as exc:
             form.add_error(None, str(exc))
         else:
-            job, resumed = machine_job_for(judge=judge, pool=data["pool"], user=request.user)
-            machine_judge.enqueue(job.pk)
+            job, resumed = machine_job_start(judge=judge, pool=data["pool"], user=request.user, task=machine_judge)
             messages.success(request, f"{'Resumed' if resumed else 'Started'}: machine judge {judge.name} on pool "
                                       f"{data['pool'].name}.")
             return redirect("job", job_id=job.pk)

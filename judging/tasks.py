@@ -4,6 +4,7 @@ parts any worker claims with ``JOB_PARTS`` > 1), importing a dataset (run by ``m
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
@@ -52,13 +53,23 @@ def machine_judge(job_id: int) -> None:
     ``JOB_PARTS`` > 1 and at least two topics with pairs left, the pool's topics are split into ``JOB_PARTS``
     slices balanced by pairs left, each judged by a part any worker claims (:func:`machine_judge_part`),
     joined by :func:`join_machine_judge`; the calibration is fitted once, here, and every part grades with it."""
+    machine_judge_now(job_id)
+
+
+def machine_judge_now(job_id: int, watch: Callable[[str, int, int], None] | None = None) -> None:
+    """What :func:`machine_judge` does, in this process; ``watch(line, done, total)`` also hears each progress
+    report (``manage.py machine_judge`` shows them)."""
     if _split(job_id):
         return
     with jobs.running(job_id) as progress:
         judge, pool = _judge_and_pool(progress.job)
         progress.step(f"machine judge {judge.name} on pool {pool.name}: reading the pool")
-        summary = machine_judge_run(judge=judge, pool=pool, job=progress.job,
-                                    report=lambda text, done, total: progress.step(text, done=done, total=total))
+
+        def report(text: str, done: int, total: int) -> None:
+            progress.step(text, done=done, total=total)
+            if watch is not None:
+                watch(text, done, total)
+        summary = machine_judge_run(judge=judge, pool=pool, job=progress.job, report=report)
         progress.finish(lines=_lines(judge, pool, summary))
 
 
@@ -68,8 +79,9 @@ def _judge_and_pool(job: Job) -> tuple[MachineJudge, Pool]:
 
 
 def _lines(judge: MachineJudge, pool: Pool, summary: MachineRunSummary) -> list[str]:
+    flagged = f", {summary.flagged} left to humans (text that reads as instructions)" if summary.flagged else ""
     return [f"{summary.judged} pairs judged by {judge.name} on pool {pool.name} ({summary.already} already "
-            f"judged, {summary.failed} failed); {summary.prompt_tokens + summary.completion_tokens} tokens",
+            f"judged, {summary.failed} failed{flagged}); {summary.prompt_tokens + summary.completion_tokens} tokens",
             *summary.failures]
 
 
@@ -144,7 +156,8 @@ def join_machine_judge(context, job_id: int) -> None:
         parts = [MachineRunSummary(**found) for found in subjobs.outputs(progress.job)]
         failures = [line for found in parts for line in found.failures][:MAX_FAILURES]
         summary = MachineRunSummary(judge.name, pool.name, *(sum(getattr(p, name) for p in parts) for name in (
-            "pairs", "already", "judged", "failed", "prompt_tokens", "completion_tokens")), failures)
+            "pairs", "already", "judged", "failed", "prompt_tokens", "completion_tokens")), failures,
+            sum(p.flagged for p in parts))
         progress.finish(lines=_lines(judge, pool, summary))
 
 

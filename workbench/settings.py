@@ -367,3 +367,12 @@ TEAM_STORAGE_QUOTA_MB = env_int("TEAM_STORAGE_QUOTA_MB", 10 * 1024)
 # Most background jobs one user may start per minute (submissions, evaluations, bundles, imports); more
 # answer 429 with a page saying when to try again.
 JOB_STARTS_PER_MINUTE = env_int("JOB_STARTS_PER_MINUTE", 10)
+
+# Machine judges' chat endpoints are the deployment's (workbench.endpoints): organizers choose one by name, its key
+# goes to it alone. A reply longer than JUDGE_REPLY_MAX_BYTES is refused; JUDGE_REQUEST_DEADLINE (seconds) bounds
+# a whole request (connect, send, read), whatever the endpoint's pace.
+from workbench.endpoints import judge_endpoints, positive  # noqa: E402 - Django-free, beside the settings it reads
+
+JUDGE_ENDPOINTS = judge_endpoints("JUDGE_ENDPOINTS", env_str("JUDGE_ENDPOINTS", ""))
+JUDGE_REPLY_MAX_BYTES = int(positive("JUDGE_REPLY_MAX_BYTES", env_str("JUDGE_REPLY_MAX_BYTES", ""), 1 << 20))
+JUDGE_REQUEST_DEADLINE = positive("JUDGE_REQUEST_DEADLINE", env_str("JUDGE_REQUEST_DEADLINE", ""), 120.0)

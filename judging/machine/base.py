@@ -45,6 +45,8 @@ class Verdict:
     latency_ms: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: sha256 of the exact prompt sent for this pair (hex), when the judge sends one
+    prompt_hash: str = ""
 
 
 @dataclass(frozen=True)

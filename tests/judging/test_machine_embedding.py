@@ -86,7 +86,9 @@ def test_a_machine_assessor_is_a_user_of_its_own_without_a_password(collection_a
 @pytest.mark.parametrize(("args", "message"), [
     (["--judge", "embedding", "--pool", "nope"], "has no pool 'nope'"),
     (["--judge", "x", "--kind", "nope"], "unknown machine judge 'nope'"),
-    (["--judge", "gpt", "--kind", "openai", "--model", "m"], "--base-url must be an http"),
+    (["--judge", "gpt", "--kind", "openai", "--model", "m"], "needs an endpoint: --endpoint NAME"),
+    (["--judge", "gpt", "--kind", "openai", "--model", "m", "--base-url", "http://h/v1?x"], "--base-url must not"),
+    (["--judge", "gpt", "--kind", "openai", "--model", "m", "--endpoint", "nope"], "'nope' is not one this"),
     (["--judge", "gpt", "--kind", "openai", "--base-url", "http://127.0.0.1:9/v1"], "--model is needed"),
 ])
 def test_bad_options_are_refused_in_one_line(collection_and_pool, args, message):

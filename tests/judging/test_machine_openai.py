@@ -3,6 +3,7 @@ each way an endpoint can answer is recorded as it should be, nothing is judged t
 
 from __future__ import annotations
 
+import hashlib
 import time
 from io import StringIO
 
@@ -80,7 +81,9 @@ def test_each_reply_is_recorded_as_it_should_be(pool, server, fast_retries, monk
     assert all(v.parsed_grade is None and v.judgment is None for v in verdicts.values() if not v.ok)  # no guesses
     # provenance: model, host, prompt hash, raw reply, tokens; the key is sent, never stored
     well = verdicts["well"]
-    assert well.model == "tiny" and well.endpoint_host.startswith("127.0.0.1:") and len(well.prompt_hash) == 16
+    assert well.model == "tiny" and well.endpoint_host.startswith("127.0.0.1:")
+    sent = next(b["messages"][0]["content"] for b in server.bodies if "CASE:well" in b["messages"][0]["content"])
+    assert well.prompt_hash == hashlib.sha256(sent.encode()).hexdigest()  # the exact prompt sent
     assert "##final score: 2" in well.raw_reply and well.prompt_tokens == 120 and well.completion_tokens == 6
     assert server.headers.get("Authorization") == "Bearer sk-test-123"
     assert "sk-test" not in str(MachineJudge.objects.get().config)

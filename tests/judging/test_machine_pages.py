@@ -37,12 +37,22 @@ def test_an_organizer_runs_the_machine_judge_from_the_console_and_reads_its_agre
     assert "10 pairs judged" in client.get(reverse("judging:machine", args=[collection.slug])).content.decode()
 
 
-def test_a_bad_console_form_names_the_field(client, setup, organizer):
+def test_a_bad_console_form_names_the_field(client, setup, organizer, settings):
     collection, pool = setup
     client.force_login(organizer)
+    settings.JUDGE_ENDPOINTS = {}
     answer = client.post(reverse("judging:machine", args=[collection.slug]),
-                         {"name": "gpt", "kind": "openai", "pool": pool.pk, "base_url": "", "model": "m"})
-    assert answer.status_code == 400 and b"--base-url must be an http" in answer.content
+                         {"name": "gpt", "kind": "openai", "pool": pool.pk, "base_url": "http://127.0.0.1:9/v1",
+                          "model": "m"})
+    assert answer.status_code == 400 and b"This deployment declares no chat endpoint" in answer.content
+    assert b"JUDGE_ENDPOINTS" in client.get(reverse("judging:machine", args=[collection.slug])).content
+    settings.JUDGE_ENDPOINTS = {"local": {"base_url": "http://127.0.0.1:9/v1", "models": ["m"], "key_env": ""}}
+    answer = client.post(reverse("judging:machine", args=[collection.slug]),
+                         {"name": "gpt", "kind": "openai", "pool": pool.pk, "endpoint": "local", "model": "other"})
+    assert answer.status_code == 400 and b"Select a valid choice" in answer.content
+    answer = client.post(reverse("judging:machine", args=[collection.slug]),
+                         {"name": "gpt", "kind": "openai", "pool": pool.pk, "endpoint": "", "model": "m"})
+    assert answer.status_code == 400 and b"Choose one of the endpoints this deployment declares" in answer.content
     answer = client.post(reverse("judging:machine", args=[collection.slug]), {"name": "x y", "kind": "nope"})
     assert answer.status_code == 400 and b"Select a valid choice" in answer.content
     assert not Job.objects.exists()

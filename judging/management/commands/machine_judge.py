@@ -1,7 +1,9 @@
+import time
+
 from judging.machine import JUDGES
 from judging.machine.base import JudgeError
 from judging.machine_services import machine_job_for, machine_judge_ensure
-from judging.tasks import machine_judge
+from judging.tasks import machine_judge_now
 from pooling.models import Pool
 from workbench.formats.vocabulary import UnknownChoice
 from workbench.management.base import Error, WorkbenchCommand
@@ -10,7 +12,9 @@ from workbench.models import Job
 
 class Command(WorkbenchCommand):
     help = ("A machine assessor judges every pair of a pool (resumable: pairs it judged are never judged again). "
-            "The openai judge reads its key from OPENAI_API_KEY.")
+            "The openai judge talks to an endpoint the deployment declares (--endpoint, JUDGE_ENDPOINTS, with the "
+            "key it names) or to --base-url with the key in OPENAI_API_KEY. Progress: a bar on a terminal, a line "
+            "every 10%% of the pairs otherwise.")
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -19,11 +23,17 @@ class Command(WorkbenchCommand):
         parser.add_argument("--kind", default=None, help="The judge in the registry (default: the name if it is one, "
                                                          "else embedding)")
         parser.add_argument("--pool", default="main", help="Pool name (default: main)")
-        parser.add_argument("--base-url", default=None, help="openai: the endpoint, e.g. http://127.0.0.1:8000/v1")
+        where = parser.add_mutually_exclusive_group()
+        where.add_argument("--endpoint", default=None, metavar="NAME",
+                           help="openai: an endpoint the deployment declares in JUDGE_ENDPOINTS")
+        where.add_argument("--base-url", default=None,
+                           help="openai: any endpoint, e.g. http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)")
         parser.add_argument("--model", default=None, help="openai: the model name the endpoint serves")
         parser.add_argument("--samples", type=int, default=None, help="openai: answers per pair (majority vote)")
         parser.add_argument("--concurrency", type=int, default=None, help="openai: requests at once (default 4)")
-        parser.add_argument("--timeout", type=float, default=None, help="openai: seconds per request (default 60)")
+        parser.add_argument("--timeout", type=float, default=None,
+                            help="openai: seconds of silence a request waits (default 60); JUDGE_REQUEST_DEADLINE "
+                                 "bounds the whole request")
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
@@ -31,8 +41,8 @@ class Command(WorkbenchCommand):
         if pool is None:
             raise Error(f"collection {collection.slug!r} has no pool {opts['pool']!r} (build it with build_pool)")
         kind = opts["kind"] or (opts["judge"] if opts["judge"] in JUDGES else JUDGES.default)
-        config = {"base_url": opts["base_url"], "model": opts["model"], "samples": opts["samples"],
-                  "concurrency": opts["concurrency"], "timeout": opts["timeout"]}
+        config = {"endpoint": opts["endpoint"], "base_url": opts["base_url"], "model": opts["model"],
+                  "samples": opts["samples"], "concurrency": opts["concurrency"], "timeout": opts["timeout"]}
         try:
             judge = machine_judge_ensure(collection=collection, name=opts["judge"], kind=kind, config=config)
         except (JudgeError, UnknownChoice) as exc:
@@ -40,11 +50,46 @@ class Command(WorkbenchCommand):
         job, resumed = machine_job_for(judge=judge, pool=pool)
         if resumed:
             self.stdout.write(f"resuming job #{job.pk} ({job.done} of {job.total} pairs done when it stopped)")
-        machine_judge.call(job.pk)
+        started = time.monotonic()
+        with _Shown(self) as shown:
+            machine_judge_now(job.pk, watch=shown.report)
         job.refresh_from_db()
         if job.status == Job.Status.FAILED:
             raise Error(f"machine judge {judge.name}: {job.error}")
         if not job.finished:  # split into parts (JOB_PARTS) that db_worker processes judge
             self.stdout.write(f"job #{job.pk}: {job.step}; db_worker processes finish it")
-        for line in (job.result or {}).get("lines", []):
+            return
+        lines = (job.result or {}).get("lines", [])
+        for line in lines[1:]:  # the failures first, then what it did, in one closing line
             self.stdout.write(line)
+        if lines:
+            self.stdout.write(f"{lines[0]}; {time.monotonic() - started:.1f} s")
+
+
+class _Shown:
+    """The job's progress as the command shows it: a bar on a terminal, else a line each time another tenth of the
+    pairs is done."""
+
+    def __init__(self, command: WorkbenchCommand) -> None:
+        self.command, self.bar, self.tenth = command, None, 0
+        self.terminal = command.stdout.isatty()
+
+    def __enter__(self) -> "_Shown":
+        return self
+
+    def report(self, line: str, done: int, total: int) -> None:
+        if self.terminal:
+            if self.bar is None:
+                self.bar = self.command.progress(total, "pair", "judging")
+                self.bar.update(done)
+            else:
+                self.bar.update(done - self.bar.n)
+            return
+        tenth = 10 * done // total if total else 10
+        if tenth > self.tenth or done == total:
+            self.tenth = tenth
+            self.command.stdout.write(f"{100 * done // max(total, 1)}% {line}")
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.close()
