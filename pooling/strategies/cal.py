@@ -30,6 +30,7 @@ Protocol: that of :class:`.adaptive.AdaptivePool` (``next_document`` / ``record`
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -42,7 +43,7 @@ import pandas as pd
 if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, not with the pool registry
     import scipy.sparse as sp
 
-from .declaration import param
+from .declaration import declared, param
 from .features import Features
 from .ranking import sorted_topics, topic_rng
 from .stopping import RULES, StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
@@ -81,22 +82,14 @@ class CalParams:
     sample_size: int = param(1000, min=1, max=10**6, unit="documents", help="qbcb: side sample per topic")
 
     def __post_init__(self):
-        problems = []
-        if self.budget is not None and self.budget < 1:
-            problems.append(f"budget must be at least 1, not {self.budget}")
-        if not 0 <= self.growth <= 10:
-            problems.append(f"batch growth must be in [0, 10], not {self.growth}")
-        if self.presumed < 1:
-            problems.append(f"presumed non-relevant documents must be at least 1, not {self.presumed}")
-        if self.seed_depth < 0:
-            problems.append(f"seed depth must be 0 or more, not {self.seed_depth}")
-        if not self.c > 0:
-            problems.append(f"C must be positive, not {self.c}")
-        if self.anchor not in ANCHORS:
-            problems.append(f"anchor must be one of {', '.join(ANCHORS)}, not {self.anchor!r}")
-        if problems:
-            raise ValueError("; ".join(problems))
-        self.rule()  # refuses an unknown rule or a target / confidence outside (0, 1)
+        """Each value within its declared bounds (one line naming each that is not), then the stopping rule
+        (an unknown rule is refused by name)."""
+        problems = [f"budget must be at least 1, not {self.budget}"] if self.budget is not None and self.budget < 1 else []
+        problems += [p.problem(getattr(self, p.name), p.label or p.name.replace("_", " ")) for p in _declared()
+                     if p.name != "stop"]
+        if any(problems):
+            raise ValueError("; ".join(p for p in problems if p))
+        self.rule()
 
     def rule(self) -> StopRule:
         return make_rule(self.stop, target_recall=self.target_recall, confidence=self.confidence,
@@ -129,6 +122,11 @@ class CalParams:
                 raise ValueError(f"{pair!r} is not KEY=VALUE with KEY one of {', '.join(kinds)}")
             values[key] = _value(key, kinds[key], text.strip())
         return cls(**values)
+
+
+@functools.cache
+def _declared() -> tuple:
+    return declared(CalParams)
 
 
 @dataclass(frozen=True)

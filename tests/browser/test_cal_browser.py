@@ -67,3 +67,29 @@ def test_a_cal_pool_learns_from_the_assessor_and_shows_its_stopping_state(browse
     organizer.get_by_role("button", name="Stop topic 302").click()
     expect(organizer.locator("#stopping tr[data-qid='302']")).to_contain_text("stopped (hand) at 0: off topic")
     organizer.locator("#stopping").screenshot(path=str(screenshot_dir / "cal-stopping-state.png"))
+
+
+def test_the_pool_form_shows_only_the_chosen_strategys_parameters_and_names_a_bound_crossed(browser, live_server,
+                                                                                          track):
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    log_in(page, live_server, "olga", "organize")
+    page.goto(f"{live_server.url}/console/robust/pools/")
+    target = page.get_by_label("Target recall")
+    expect(page.get_by_label("Depth:", exact=True)).to_be_visible()  # Depth-k is the first strategy
+    expect(target).to_be_hidden()
+    expect(page.get_by_label("Per-topic depth")).to_be_visible()
+    page.get_by_label("Strategy").select_option("cal")
+    expect(target).to_be_visible()
+    expect(page.get_by_label("Depth:", exact=True)).to_be_hidden()
+    expect(page.get_by_label("Strata")).to_be_hidden()
+    assert target.get_attribute("type") == "number" and target.get_attribute("max") == "1"
+    page.get_by_label("Budget:", exact=True).fill("4")
+    target.fill("1.5")  # the input's own bounds: the browser does not send it
+    assert target.evaluate("e => e.validity.rangeOverflow")
+    target.fill("1")  # within the input's max, but the bound is open: the server names it
+    page.get_by_role("button", name="Preview the size per topic").click()
+    expect(page.locator("#pool-form")).to_contain_text("target_recall must be between 0 and 1, not 1")
+    expect(page.get_by_label("Depth:", exact=True)).to_be_hidden()  # the form comes back with cal chosen
+    target.fill("0.7")
+    page.get_by_role("button", name="Preview the size per topic").click()
+    expect(page.locator("#preview-parameters")).to_contain_text("Target recall 0.7")
