@@ -1,4 +1,4 @@
-"""Access to a collection's results: organizers always, researchers where the organizer allows."""
+"""Access to a collection's results: its organizers always, researchers where the organizer allows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from evaluation import cache
 from workbench.models import Collection
-from workbench.selectors import can_download, is_organizer
+from workbench.selectors import can_download, may_organize
 
 
 def results_view(*, organizers_only: bool = False):
@@ -21,7 +21,7 @@ def results_view(*, organizers_only: bool = False):
         @login_required
         def wrapped(request, slug, *args, **kwargs):
             collection = get_object_or_404(Collection, slug=slug)
-            allowed = is_organizer(request.user) if organizers_only else can_download(request.user, collection)
+            allowed = may_organize(request.user, collection) if organizers_only else can_download(request.user, collection)
             if not allowed:
                 raise PermissionDenied("You may not see this collection's results.")
             if request.method in ("GET", "HEAD"):  # a page reads one version of the collection

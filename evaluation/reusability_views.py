@@ -15,7 +15,7 @@ from evaluation.scoring import EvaluationError
 from judging.policies import DEFAULT_POLICY
 from workbench import jobs
 from workbench.models import Collection, Job
-from workbench.selectors import is_organizer
+from workbench.selectors import may_organize
 
 
 def request_leave_one_out(collection: Collection, measure: str, by: str, policy: str) -> Job:
@@ -67,7 +67,7 @@ def reusability(request: HttpRequest, collection: Collection) -> HttpResponse:
         return exported
     return render(request, "evaluation/reusability.html", {
         "collection": collection, "loo": loo, "loo_table": loo_table, "measure": measure, "by": by,
-        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": is_organizer(request.user),
+        "estimate_table": estimate_table, "recall_table": recall_table, "organizer": may_organize(request.user, collection),
         "updating": updating})
 
 

@@ -24,7 +24,7 @@ from evaluation import selectors, tables
 from evaluation.access import results_view
 from evaluation.scoring import EvaluationError
 from evaluation.tables import _fmt, _matrix_table, _MatrixRow, _run_columns
-from workbench.selectors import is_organizer
+from workbench.selectors import may_organize
 
 __all__ = ["FrameRecords", "significance", "significance_matrix_table"]
 
@@ -159,4 +159,4 @@ def significance(request: HttpRequest, collection) -> HttpResponse:
         "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
         "choice": choice,
         "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
-        "query": tables.query_without_export(request), "organizer": is_organizer(request.user)})
+        "query": tables.query_without_export(request), "organizer": may_organize(request.user, collection)})

@@ -29,7 +29,7 @@ from workbench import files as store
 from workbench import jobs
 from workbench.formats.vocabulary import UnknownChoice
 from workbench.models import Collection, Job
-from workbench.selectors import is_organizer
+from workbench.selectors import may_organize
 
 
 @results_view()
@@ -50,7 +50,7 @@ def overview(request: HttpRequest, collection: Collection) -> HttpResponse:
         "n_topics": len(topic_rows), "n_runs": collection.runs.count(),
         "n_contributing": sum(contributed.values()),
         "relevant": sum(r["relevant"] for r in topic_rows),
-        "organizer": is_organizer(request.user),
+        "organizer": may_organize(request.user, collection),
     }
     return render(request, "evaluation/overview.html", context)
 
@@ -208,7 +208,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/leaderboard.html", {
         "collection": collection, "board": board, "table": table, "flagged": flagged, "choice": choice,
         "machine_share": machine_share, "policy_label": POLICIES.label(choice["policy"]),
-        "organizer": is_organizer(request.user), "query": request.GET.urlencode(), "judged": judged,
+        "organizer": may_organize(request.user, collection), "query": request.GET.urlencode(), "judged": judged,
         "partial": partial, "assessors": selectors.assessor_names(collection),
         "completeness": choice["completeness"], "board_state": state, "table_html": table_html})
 
@@ -237,7 +237,7 @@ def run_page(request: HttpRequest, collection: Collection, tag: str) -> HttpResp
                                                    "table": table, "svg": svg, "summary": summary,
                                                    "contributed": pooling_selectors.contributed_runs(collection)
                                                    .get(run.tag, False),
-                                                   "organizer": is_organizer(request.user)})
+                                                   "organizer": may_organize(request.user, collection)})
 
 
 @results_view()
@@ -261,7 +261,7 @@ def topic_page(request: HttpRequest, collection: Collection, qid: str) -> HttpRe
         return exported
     return render(request, "evaluation/topic.html", {
         "collection": collection, "report": report, "svg": svg, "depth_table": depth_table,
-        "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": is_organizer(request.user)})
+        "runs_table": runs_table, "has_depth": len(by_depth) > 0, "organizer": may_organize(request.user, collection)})
 
 
 def _curve_choice(request: HttpRequest, collection: Collection) -> tuple[list[str], list[str], str, list[str],
@@ -307,7 +307,7 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/curves.html", {
         "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind,
         "kinds": [(k, v[2]) for k, v in plots.CURVE_AXES.items()], "topics": topics, "topic": topic,
-        "query": request.GET.urlencode(), "organizer": is_organizer(request.user)})
+        "query": request.GET.urlencode(), "organizer": may_organize(request.user, collection)})
 
 
 @results_view()
@@ -344,4 +344,4 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
         "overlap_table": overlap, "query": tables.query_without_export(request), "topics_table": topics_table,
         "estimates_table": estimates,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
-        "organizer": is_organizer(request.user)})
+        "organizer": may_organize(request.user, collection)})

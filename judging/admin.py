@@ -1,11 +1,11 @@
 from django.contrib import admin
 
 from judging.models import Judgment, PropagatedJudgment
-from workbench.admin import ReadOnlyAdmin
+from workbench.admin import CollectionScoped, ReadOnlyAdmin
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(ReadOnlyAdmin):
+class JudgmentAdmin(CollectionScoped, ReadOnlyAdmin):
     """Judgments are an append-only log: the admin shows them but never edits or deletes them."""
 
     list_display = ["topic", "docno", "grade", "cannot_judge", "assessor", "source", "created_at", "time_spent_ms"]
@@ -16,7 +16,7 @@ class JudgmentAdmin(ReadOnlyAdmin):
 
 
 @admin.register(PropagatedJudgment)
-class PropagatedJudgmentAdmin(ReadOnlyAdmin):
+class PropagatedJudgmentAdmin(CollectionScoped, ReadOnlyAdmin):
     """Read only: propagated grades are made and revoked with their class (Judging > Near-duplicates)."""
 
     list_display = ["topic", "docno", "grade", "source", "duplicate_class", "similarity", "created_at"]

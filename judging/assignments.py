@@ -20,6 +20,7 @@ from judging.models import Assignment, AssignmentItem, Judgment
 from judging.queueing import take_in_judged
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
+from workbench.audit import audit_record
 from workbench.models import Document
 
 
@@ -114,7 +115,10 @@ def assignments_create(*, pool: Pool, assessors: Sequence[User], topics: Sequenc
     if not pieces:
         raise AssignmentRefused(f"nothing to assign: every document of these topics already has {overlap} "
                                 f"assessor{'s' if overlap > 1 else ''} (raise the overlap to add one)")
-    return _write_pieces(pool, pieces, {a.pk: a for a in assessors}, created_by)
+    summary = _write_pieces(pool, pieces, {a.pk: a for a in assessors}, created_by)
+    audit_record(collection=pool.collection, actor=created_by, action="assessors assigned",
+                 detail=f"pool {pool.name}: {summary.items} documents to {', '.join(summary.per_assessor)}")
+    return summary
 
 
 def _write_pieces(pool: Pool, pieces, by_pk: dict[int, User], created_by: User | None) -> AssignmentSummary:

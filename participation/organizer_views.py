@@ -15,6 +15,7 @@ from participation.models import Team, Track
 from participation.services import results_release
 from pooling.selectors import free_pool_name
 from workbench.access import organizer_required
+from workbench.audit import audit_record
 from workbench.models import Collection
 
 
@@ -40,6 +41,8 @@ def manage(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             form.save()
+            audit_record(collection=collection, actor=request.user, action="track settings changed",
+                         detail=", ".join(form.changed_data))
             messages.success(request, "Track settings saved.")
             return redirect("participation_console:manage", slug=slug)
         return _page(request, collection, track, form, None, status=400)
@@ -54,6 +57,8 @@ def team_add(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         team = Team.objects.create(track=track, name=data["name"], display_name=data["display_name"])
         team.members.set(data["members"])
+        audit_record(collection=track.collection, actor=request.user, action="team added",
+                     detail=f"{team.name}: {', '.join(m.username for m in data['members'])}")
         messages.success(request, f"Team {team.name!r} added with {len(data['members'])} member(s).")
         return redirect("participation_console:manage", slug=slug)
     return _page(request, track.collection, track, TrackForm(instance=track), form,
@@ -65,6 +70,6 @@ def release(request: HttpRequest, slug: str) -> HttpResponse:
     track = get_object_or_404(Track, collection__slug=slug)
     if request.method == "POST":
         released = request.POST.get("released") == "1"
-        results_release(track=track, released=released)
+        results_release(track=track, released=released, actor=request.user)
         messages.success(request, "Results released to the teams." if released else "Results withdrawn from the teams.")
     return redirect("participation_console:manage", slug=slug)

@@ -27,6 +27,7 @@ from django.utils import timezone
 from participation.models import Submission, Team, Track
 from workbench import files as store
 from workbench import jobs, uploads
+from workbench.audit import audit_record
 from workbench.models import Run
 from workbench.selectors import run_frames
 from workbench.services import ImportRefused, RunSpec, runs_import
@@ -350,8 +351,9 @@ def _accepted(submission: Submission, directory: Path):
 
 
 @transaction.atomic
-def results_release(*, track: Track, released: bool = True) -> Track:
+def results_release(*, track: Track, released: bool = True, actor=None) -> Track:
     track.results_released = released
     track.released_at = timezone.now() if released else None
     track.save(update_fields=["results_released", "released_at"])
+    audit_record(collection=track.collection, actor=actor, action="results released" if released else "results withdrawn")
     return track

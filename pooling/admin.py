@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from pooling.models import Pool, PoolEntry, PoolProvenance
+from workbench.admin import CollectionScoped
 
 
 @admin.register(Pool)
-class PoolAdmin(admin.ModelAdmin):
+class PoolAdmin(CollectionScoped, admin.ModelAdmin):
     """Pools are built from runs (the console's Pools page or build_pool): shown here, not made or edited."""
 
     list_display = ["__str__", "strategy", "order", "seed", "created_at", "updated_at"]
@@ -18,7 +19,8 @@ class PoolAdmin(admin.ModelAdmin):
 
 
 @admin.register(PoolEntry)
-class PoolEntryAdmin(admin.ModelAdmin):
+class PoolEntryAdmin(CollectionScoped, admin.ModelAdmin):
+    collection_path = "pool__collection"
     list_display = ["pool", "topic", "docno", "judging_order", "pool_rank", "min_depth", "inclusion_probability",
                     "round"]
     list_filter = ["pool", "round"]
@@ -34,9 +36,11 @@ class PoolEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(PoolProvenance)
-class PoolProvenanceAdmin(admin.ModelAdmin):
+class PoolProvenanceAdmin(CollectionScoped, admin.ModelAdmin):
     """Which builds stored provenance, and how much; the tables themselves are read by pool_stats and
     the evaluation pages."""
+
+    collection_path = "pool__collection"
 
     list_display = ["pool", "round", "rows"]
     list_filter = ["pool"]

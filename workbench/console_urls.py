@@ -20,4 +20,6 @@ urlpatterns = [
     path("<slug:slug>/runs/", console_views.runs, name="runs"),
     path("<slug:slug>/document/", console_views.document, name="document"),
     path("<slug:slug>/corpora/", corpus_views.corpora, name="corpora"),
+    path("<slug:slug>/people/", people_views.collection_people, name="collection_people"),
+    path("<slug:slug>/audit/", people_views.audit, name="audit"),
 ]

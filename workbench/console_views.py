@@ -13,6 +13,7 @@ from django_tables2 import RequestConfig
 
 from workbench import jobs, services, uploads
 from workbench.access import organizer_required
+from workbench.audit import audit_record
 from workbench.corpus import document_for
 from workbench.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
 from workbench.models import Collection, Job
@@ -31,8 +32,9 @@ def _collection_forms(request: HttpRequest, collection: Collection | None):
     return form, grades
 
 
-def _save_collection(form: CollectionForm, grades) -> Collection | None:
-    """Both forms valid: the collection saved with its scale (``relevant_from`` checked against it)."""
+def _save_collection(form: CollectionForm, grades, user) -> Collection | None:
+    """Both forms valid: the collection saved with its scale (``relevant_from`` checked against it); a new
+    one gets ``user`` as its organizer; the change goes to its audit log."""
     if not grades.is_valid():
         form.is_valid()
         return None
@@ -41,7 +43,14 @@ def _save_collection(form: CollectionForm, grades) -> Collection | None:
         return None
     try:
         with transaction.atomic():
-            return form.save()
+            created = form.instance.pk is None
+            changed = [*form.changed_data, *(["scale"] if grades.has_changed() else [])]
+            saved = form.save()
+            if created:
+                saved.organizers.add(user)
+            audit_record(collection=saved, actor=user, action="collection created" if created else "settings changed",
+                         detail=", ".join(changed))
+            return saved
     except IntegrityError:
         form.add_error("slug", "A collection with this slug exists already.")
         return None
@@ -50,7 +59,7 @@ def _save_collection(form: CollectionForm, grades) -> Collection | None:
 def _collection_page(request: HttpRequest, collection: Collection | None) -> HttpResponse:
     form, grades = _collection_forms(request, collection)
     if request.method == "POST":
-        saved = _save_collection(form, grades)
+        saved = _save_collection(form, grades, request.user)
         if saved is not None:
             messages.success(request, f"Collection {saved.slug!r} saved.")
             return redirect("workbench:console", slug=saved.slug)
@@ -82,7 +91,7 @@ def console(request: HttpRequest, slug: str) -> HttpResponse:
               "runs": collection.runs.count(), "pools": collection.pools.count()}
     return render(request, "workbench/console/console.html", {
         "collection": collection, "counts": counts, "jobs": job_table, "runs": run_table,
-        "pools": collection.pools.all()})
+        "pools": collection.pools.all(), "organizers": [u.username for u in collection.organizers.order_by("username")]})
 
 
 def _upload_forms(kind_errors: tuple[str, UploadForm] | None = None) -> list[dict]:
@@ -154,7 +163,7 @@ def runs(request: HttpRequest, slug: str) -> HttpResponse:
 
 @organizer_required
 def jobs_list(request: HttpRequest) -> HttpResponse:
-    table = JobTable(Job.objects.select_related("collection", "started_by"), prefix="j-")
+    table = JobTable(jobs.jobs_visible_to(request.user).select_related("collection", "started_by"), prefix="j-")
     RequestConfig(request, paginate={"per_page": 50}).configure(table)
     return render(request, "workbench/console/jobs.html", {"jobs": table})
 

@@ -32,15 +32,16 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from workbench import files as store
 from workbench.models import Collection, Job
+from workbench.selectors import is_organizer, may_organize, organized_collections
 from workbench.uploads import staged_prefix
 
-__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "one_line", "recovery",
+__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "jobs_visible_to", "may_see_job", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
 
 logger = logging.getLogger("workbench.jobs")
@@ -105,6 +106,24 @@ def job_start(task, *, kind: str, user=None, collection: Collection | None = Non
     Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
     job.refresh_from_db()
     return job
+
+
+def may_see_job(user, job: Job) -> bool:
+    """Whoever started it, and the organizers of its collection (a job of no collection: every organizer, as a
+    collection with no organizers)."""
+    if not user.is_authenticated:
+        return False
+    if job.started_by_id == user.pk:
+        return True
+    return is_organizer(user) if job.collection is None else may_organize(user, job.collection)
+
+
+def jobs_visible_to(user) -> QuerySet[Job]:
+    """The jobs ``user`` may see (``may_see_job``), for the jobs listing."""
+    if user.is_superuser:
+        return Job.objects.all()
+    mine = Q(started_by_id=user.pk) | Q(collection__in=organized_collections(user).values("pk"))
+    return Job.objects.filter(mine | Q(collection=None) if is_organizer(user) else mine)
 
 
 class Progress:

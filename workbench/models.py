@@ -106,6 +106,9 @@ class Collection(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     staging = models.BooleanField(
         default=False, db_default=False, help_text="Holds a part of a split import's runs until its join moves them: seen by nobody.")
+    organizers = models.ManyToManyField(
+        "auth.User", blank=True, related_name="organized_collections",
+        help_text="Who manages it (with the organizer role); none: every organizer does.")
 
     objects = VisibleCollections()
     all_objects = models.Manager()  # with the staging collections (split imports only)
@@ -388,3 +391,6 @@ class CorpusReference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.location} ({self.status})"
+
+
+from workbench.audit import AuditEntry  # noqa: E402,F401  the audit log's model (its own module)

@@ -22,14 +22,16 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from workbench.audit import audit_record
+
 #: role -> the group that carries it, in the order pages list them
 ROLES = {"organizer": "organizers", "assessor": "assessors", "researcher": "researchers",
          "participant": "participants"}
 ROLE_LABELS = {"organizer": "Organizer", "assessor": "Assessor", "researcher": "Researcher",
                "participant": "Participant (submits runs for a team)"}
 
-__all__ = ["ROLES", "ROLE_LABELS", "Invitation", "assessors", "person_invite", "person_set_roles", "roles_of",
-           "set_password_path"]
+__all__ = ["ROLES", "ROLE_LABELS", "Invitation", "assessors", "collection_organizer_add", "collection_organizer_remove",
+           "may_manage_account", "person_invite", "person_set_roles", "roles_of", "set_password_path"]
 
 
 def roles_of(user: User) -> list[str]:
@@ -60,6 +62,36 @@ def person_set_roles(*, user: User, roles: Iterable[str]) -> User:
         user.is_staff = "organizer" in roles
         user.save(update_fields=["is_staff"])
     return user
+
+
+def may_manage_account(actor: User, account: User) -> bool:
+    """Whether ``actor`` may change ``account``'s roles, deactivate it or make its set-password link: superusers
+    any account; an organizer no superuser, and no organizer of a collection the actor does not manage (else
+    the coordinator of one track could take over, or demote, the coordinator of another)."""
+    if actor.is_superuser:
+        return True
+    if account.is_superuser:
+        return False
+    return not account.organized_collections.exclude(organizers=actor).exists()
+
+
+@transaction.atomic
+def collection_organizer_add(*, collection, user: User, actor: User | None = None) -> None:
+    """Make ``user`` (who has the organizer role) an organizer of ``collection``; written to its audit log."""
+    if not (user.is_superuser or ROLES["organizer"] in user.groups.values_list("name", flat=True)):
+        raise ValidationError(f"{user.username!r} does not have the organizer role: give it on the People page first")
+    collection.organizers.add(user)
+    audit_record(collection=collection, actor=actor, action="organizer added", detail=user.username)
+
+
+@transaction.atomic
+def collection_organizer_remove(*, collection, user: User, actor: User | None = None) -> None:
+    """Remove ``user`` from ``collection``'s organizers, never the last one (a collection without organizers is
+    every organizer's); written to its audit log."""
+    if not collection.organizers.exclude(pk=user.pk).exists():
+        raise ValidationError("a collection keeps at least one organizer: add another before removing this one")
+    collection.organizers.remove(user)
+    audit_record(collection=collection, actor=actor, action="organizer removed", detail=user.username)
 
 
 def set_password_path(user: User) -> str:

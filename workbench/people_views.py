@@ -5,15 +5,25 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django_tables2 import RequestConfig
 
-from workbench.access import organizer_required
+from workbench.access import collection_for_organizer, organizer_required
+from workbench.audit import AuditEntry
 from workbench.forms import InviteForm, RolesForm
-from workbench.people import person_invite, person_set_roles, roles_of, set_password_path
-from workbench.tables import PeopleTable
+from workbench.people import (
+    ROLES,
+    collection_organizer_add,
+    collection_organizer_remove,
+    may_manage_account,
+    person_invite,
+    person_set_roles,
+    roles_of,
+    set_password_path,
+)
+from workbench.tables import AuditTable, PeopleTable
 
 
 @organizer_required
@@ -47,6 +57,8 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
     link = None
     if request.method == "POST":
         action = request.POST.get("action")
+        if not may_manage_account(request.user, account):
+            raise PermissionDenied("Only a superuser changes the account of an organizer of another collection.")
         if account == request.user and action in ("deactivate", "roles"):
             messages.error(request, "You cannot change your own roles or deactivate yourself here.")
             return redirect("workbench:person", user_id=account.pk)
@@ -64,4 +76,48 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
             messages.success(request, f"{account.username!r} {action}d.")
             return redirect("workbench:person", user_id=account.pk)
     return render(request, "workbench/console/person.html", {"account": account, "form": form, "link": link,
-                                                             "roles": roles_of(account)})
+                                                             "roles": roles_of(account),
+                                                             "may_manage": may_manage_account(request.user, account)})
+
+
+def _organizer_change(request: HttpRequest, collection) -> None:
+    """Add or remove one organizer of ``collection`` as posted; what happened (or why not) as a message."""
+    action = request.POST.get("action")
+    account = User.objects.filter(pk=request.POST.get("user") if str(request.POST.get("user", "")).isdigit()
+                                  else None).first()
+    if account is None or action not in ("add", "remove"):
+        messages.error(request, "Choose an account to add or remove.")
+        return
+    try:
+        if action == "add":
+            collection_organizer_add(collection=collection, user=account, actor=request.user)
+        else:
+            collection_organizer_remove(collection=collection, user=account, actor=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, f"{account.username!r} {'added to' if action == 'add' else 'removed from'} "
+                                  "the organizers.")
+
+
+@organizer_required
+def collection_people(request: HttpRequest, slug: str) -> HttpResponse:
+    """A collection's organizers: who manages it, add one (an account with the organizer role), remove one."""
+    collection = collection_for_organizer(request.user, slug)
+    if request.method == "POST":
+        _organizer_change(request, collection)
+        return redirect("workbench:collection_people", slug=collection.slug)
+    organizers = list(collection.organizers.order_by("username"))
+    candidates = (User.objects.filter(is_active=True, groups__name=ROLES["organizer"])
+                  .exclude(pk__in=[u.pk for u in organizers]).distinct().order_by("username"))
+    return render(request, "workbench/console/collection_people.html", {
+        "collection": collection, "organizers": organizers, "candidates": candidates})
+
+
+@organizer_required
+def audit(request: HttpRequest, slug: str) -> HttpResponse:
+    """The collection's audit log: who changed its settings, people, qrels policy or released results."""
+    collection = collection_for_organizer(request.user, slug)
+    table = AuditTable(AuditEntry.objects.filter(collection=collection).select_related("actor"), prefix="a-")
+    RequestConfig(request, paginate={"per_page": 50}).configure(table)
+    return render(request, "workbench/console/audit.html", {"collection": collection, "entries": table})

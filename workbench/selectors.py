@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 from django.db import connection
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
 
 from workbench import runstore
@@ -20,9 +20,33 @@ def is_organizer(user) -> bool:
     return user.groups.filter(name="organizers").exists()
 
 
+def may_organize(user, collection: Collection) -> bool:
+    """The one access rule for a collection's organizer pages, jobs and downloads: superusers manage every
+    collection; a user with the organizer role manages the collections they are an organizer of, and those
+    with no organizers assigned (every organizer manages those, as before organizers were per collection)."""
+    if not is_organizer(user):
+        return False
+    if user.is_superuser:
+        return True
+    organizers = set(collection.organizers.values_list("pk", flat=True))
+    return not organizers or user.pk in organizers
+
+
+def organized_collections(user) -> QuerySet[Collection]:
+    """The collections ``user`` manages (see ``may_organize``)."""
+    if not is_organizer(user):
+        return Collection.objects.none()
+    if user.is_superuser:
+        return Collection.objects.all()
+    return Collection.objects.filter(Q(organizers=user) | Q(organizers=None)).distinct()
+
+
 def collections_visible_to(user) -> QuerySet[Collection]:
     if is_organizer(user):
-        return Collection.objects.all()
+        managed = organized_collections(user)
+        if is_researcher(user):
+            return Collection.objects.filter(Q(pk__in=managed.values("pk")) | Q(researchers_may_download=True))
+        return managed
     if user.is_authenticated and user.groups.filter(name="researchers").exists():
         return Collection.objects.filter(researchers_may_download=True)
     return Collection.objects.none()
@@ -94,5 +118,5 @@ def is_researcher(user) -> bool:
 
 
 def can_download(user, collection: Collection) -> bool:
-    """Organizers always; researchers where the organizer allows it; assessors never."""
-    return is_organizer(user) or (collection.researchers_may_download and is_researcher(user))
+    """The collection's organizers always; researchers where the organizer allows it; assessors never."""
+    return may_organize(user, collection) or (collection.researchers_may_download and is_researcher(user))

@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from workbench.audit import AuditEntry
 from workbench.models import Job, Run
 from workbench.people import ROLE_LABELS, roles_of
 
@@ -89,3 +90,17 @@ class PeopleTable(tables.Table):
         if not record.is_active:
             return "deactivated"
         return "active" if record.has_usable_password() else "invited (no password yet)"
+
+
+class AuditTable(tables.Table):
+    created_at = tables.DateTimeColumn(verbose_name="When", format="Y-m-d H:i:s")
+    actor = tables.Column(verbose_name="Who", default="(a command on the server)")
+    action = tables.Column(verbose_name="What")
+    detail = tables.Column(verbose_name="Detail", default="")
+
+    class Meta:
+        model = AuditEntry
+        fields = ("created_at", "actor", "action", "detail")
+        attrs = {"class": "data"}
+        order_by = "-created_at"
+        empty_text = "Nothing recorded yet: changes of settings, organizers, qrels policy and releases show here."

@@ -53,14 +53,16 @@ def _job_params(job: Job) -> list[dict]:
 @login_required
 def job(request: HttpRequest, job_id: int) -> HttpResponse:
     """A background job: its progress while it runs (the page polls ``?fragment=1``), then its result or why
-    it failed. Organizers see every job; others only the jobs they started."""
+    it failed. The organizers of its collection see it, and whoever started it; to anyone else it is 404."""
     found = Job.objects.select_related("collection", "started_by").filter(pk=job_id).first()
-    if found is None or not (selectors.is_organizer(request.user) or found.started_by_id == request.user.pk):
+    if found is None or not jobs.may_see_job(request.user, found):
         raise Http404("No such job.")
     status, error = jobs.job_view_state(found)
     result = found.result if isinstance(found.result, dict) else {}
     context = {"job": found, "status": status, "error": error, "finished": status in ("done", "failed"),
-               "status_label": Job.Status(status).label, "organizer": selectors.is_organizer(request.user),
+               "status_label": Job.Status(status).label,
+               "organizer": selectors.is_organizer(request.user) if found.collection is None
+               else selectors.may_organize(request.user, found.collection),
                "params": _job_params(found), "lines": _folded(result.get("lines")),
                "warnings": _folded(result.get("warnings"))}
     template = "workbench/_job_status.html" if request.GET.get("fragment") else "workbench/job.html"

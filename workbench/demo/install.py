@@ -98,6 +98,7 @@ def demo_build() -> DemoReport:
         description="Documents are the docstrings of the Python standard library; topics are programming "
                     "questions; runs come from BM25, TF-IDF and query-likelihood retrieval.",
         guidelines=DEMO_GUIDELINES)
+    collection.organizers.add(*User.objects.filter(username__in=[u for u, role in DEMO_USERS if role == "organizer"]))
     with tempfile.TemporaryDirectory() as tmp:
         files = build_demo_files(Path(tmp))
         topics = topics_import(collection=collection, source=files.topics)
