@@ -29,6 +29,7 @@ from pooling import selectors as pooling_selectors
 from pooling.models import Pool, PoolTopicState
 from pooling.strategies.cal import CalParams
 from pooling.strategies.ranking import sorted_topics
+from workbench.formats import spreadsheet
 
 __all__ = ["COLUMNS", "has_estimates", "pool_recall_estimates", "collection_recall_estimates", "estimates_tsv"]
 
@@ -138,4 +139,4 @@ def collection_recall_estimates(collection, *, policy: str = DEFAULT_POLICY) -> 
 
 def estimates_tsv(frame: pd.DataFrame) -> str:
     """Tab-separated, a header line, numbers to 4 decimals (as the pool page shows them), empty for none."""
-    return frame.to_csv(sep="\t", index=False, lineterminator="\n", float_format="%.4f", na_rep="")
+    return spreadsheet.frame_csv(frame, sep="\t", index=False, lineterminator="\n", float_format="%.4f", na_rep="")

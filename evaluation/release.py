@@ -8,7 +8,6 @@ verified and cited.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import io
 import json
@@ -26,7 +25,7 @@ from judging.completeness import topic_completeness
 from judging.duplicates import qrels_with_duplicates
 from judging.exchange import judgments_jsonl
 from pooling import selectors as pooling_selectors
-from workbench.formats import write_qrels
+from workbench.formats import spreadsheet, write_qrels
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection
 
@@ -71,7 +70,7 @@ def pools_text(collection: Collection) -> str:
 
 
 def _csv(frame: pd.DataFrame) -> str:
-    return frame.to_csv(index=False, lineterminator="\n")
+    return spreadsheet.frame_csv(frame, index=False, lineterminator="\n")
 
 
 def _topics_jsonl(collection: Collection) -> str:
@@ -87,7 +86,7 @@ def _runs_csv(collection: Collection, contributed: dict[str, bool]) -> str:
     """Every run: ``contributed`` (a pool was built from it: the leaderboard's flag) and ``offered`` (it was
     marked to contribute, i.e. eligible; a per-team limit may still have left it out)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = spreadsheet.writer(buffer, lineterminator="\n")
     writer.writerow(["tag", "team", "contributed", "offered_to_pool", "pool_priority", "topics", "entries",
                      "source_file", "sha256", "description"])
     for run in collection.runs.order_by("tag"):

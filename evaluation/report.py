@@ -3,7 +3,6 @@ leave-one-out experiment by run and by team, as one zip for organizers' scripts 
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -16,6 +15,7 @@ from evaluation.release import Bundle
 from evaluation.report_topics import topic_joined, topic_part, topic_sections
 from evaluation.reusability import leave_one_out
 from judging.policies import DEFAULT_POLICY
+from workbench.formats import spreadsheet
 from workbench.models import Collection
 
 __all__ = ["evaluation_report", "report_joined", "report_section", "report_sections"]
@@ -23,7 +23,7 @@ __all__ = ["evaluation_report", "report_joined", "report_section", "report_secti
 
 def _leaderboard_csv(board) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet.writer(out, lineterminator="\n")
     writer.writerow(["run", "team", "contributed", "rank", *board.measures, "judged_at_10", "flags"])
     for r in board.runs:
         writer.writerow([r.tag, r.team, "yes" if r.contributed else "no", r.rank,
@@ -34,7 +34,7 @@ def _leaderboard_csv(board) -> str:
 def _per_topic_csv(data: dict) -> str:
     """Long format: run, measure, topic, value (trec_eval -q's content, one line per value)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet.writer(out, lineterminator="\n")
     writer.writerow(["run", "measure", "topic", "value"])
     for run in data["runs"]:
         for topic, values in (run.get("per_topic") or {}).items():
@@ -59,8 +59,8 @@ def evaluation_report(collection: Collection, *, measures: Sequence[str] | None 
         for by in ("run", "team"):
             step(f"leaving each {by} out of the pool")
             if collection.runs.filter(contributes=True).exists():
-                files[f"leave_one_{by}_out.csv"] = leave_one_out(collection, measure=loo_measure, by=by,
-                                                                  qrels_policy=policy).table.to_csv(index=False)
+                files[f"leave_one_{by}_out.csv"] = spreadsheet.frame_csv(leave_one_out(
+                    collection, measure=loo_measure, by=by, qrels_policy=policy).table, index=False)
     return _zipped(collection, files)
 
 

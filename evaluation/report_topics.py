@@ -38,6 +38,7 @@ from evaluation.reusability import (
     unique_owner,
 )
 from judging.models import Judgment
+from workbench.formats import spreadsheet
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
@@ -194,7 +195,7 @@ def topic_joined(collection: Collection, outputs: list[bytes], *, measures: Sequ
     scores, n_qrels, loo = topic_scores(collection, outputs, measures=measures, policy=policy, loo_measure=loo_measure)
     board = leaderboard_of(collection, scores, measures=measures, qrels_policy=scoring.normalise_policy(policy),
                            n_qrels=n_qrels)
-    return board, {by: found.table.to_csv(index=False) for by, found in loo.items()}
+    return board, {by: spreadsheet.frame_csv(found.table, index=False) for by, found in loo.items()}
 
 
 def topic_scores(collection: Collection, outputs: list[bytes], *, measures: Sequence[str] | None = None,

@@ -6,6 +6,7 @@ from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
+from workbench.formats.spreadsheet import safe_values
 from workbench.formats.vocabulary import Choice, Vocabulary
 
 
@@ -376,11 +377,12 @@ JUDGED_COLUMNS = [("judged", tables.Column(verbose_name=JUDGED_IN_POOL)),
 
 
 def table_export(request: HttpRequest, tables_: list, filename: str) -> HttpResponse | None:
-    """``?_export=csv&_table=PREFIX`` (or ``json``): that table, every row, not one page."""
+    """``?_export=csv&_table=PREFIX`` (or ``json``): that table, every row, not one page (CSV cells a
+    spreadsheet would read as formulas made text: ``workbench.formats.spreadsheet``)."""
     wanted, form = request.GET.get("_table"), request.GET.get("_export")
     for table in tables_:
         if form in ("csv", "json") and table.prefix == wanted:
-            return TableExport(form, table).response(f"{filename}.{table.prefix.strip('-')}.{form}")
+            return TableExport(form, safe_values(table) if form == "csv" else table).response(f"{filename}.{table.prefix.strip('-')}.{form}")
     return None
 
 

@@ -27,6 +27,7 @@ from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench import files as store
 from workbench import jobs
+from workbench.formats.spreadsheet import frame_csv, safe_values
 from workbench.formats.vocabulary import UnknownChoice
 from workbench.models import Collection, Job
 from workbench.selectors import may_organize
@@ -196,7 +197,7 @@ def leaderboard(request: HttpRequest, collection: Collection) -> HttpResponse:
                               run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]))
     RequestConfig(request, paginate={"per_page": 100}).configure(table)
     if request.GET.get("_export") == "csv":
-        return TableExport("csv", table).response(f"leaderboard.{collection.slug}.csv")
+        return TableExport("csv", safe_values(table)).response(f"leaderboard.{collection.slug}.csv")
     table_html = board_pages.table_html(request, board, table)
     flagged = [r for r in board.runs if r.flags]
     judged = selectors.judged_figures(collection)
@@ -282,7 +283,7 @@ def _curve_download(request: HttpRequest, collection: Collection, data, kind: st
     name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{collection.slug}.{kind}{'.' + topic if topic else ''}")
     if download == "csv":
         x, y = plots.CURVE_AXES[kind][:2]
-        text = data.rename(columns={"tag": "run", "x": x, "y": y}).to_csv(index=False)
+        text = frame_csv(data.rename(columns={"tag": "run", "x": x, "y": y}), index=False)
         return _attachment(text, f"{name}.csv", "text/csv; charset=utf-8")
     body = plots.figure_bytes(plots.curve_figure(data, kind, suffix), download)
     return _attachment(body, f"{name}.{download}", "image/svg+xml" if download == "svg" else "image/png")

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation.engine.significance import pairwise_tests
+from workbench.formats.spreadsheet import frame_csv
 
 __all__ = ["COMPARE_TESTS", "Comparison", "compare", "tukey_hsd"]
 
@@ -108,7 +109,7 @@ class Comparison:
         frame = pd.DataFrame([{"letter": self.letters[r], "run": r,
                                **{m: self.means[m][r] for m in self.measures},
                                **{f"{m} better than": self._marks(m, r) for m in self.measures}} for r in self.runs])
-        return frame.to_csv(index=False)
+        return frame_csv(frame, index=False)
 
     def as_json(self) -> str:
         return json.dumps({"test": self.test, "correction": self.correction, "alpha": self.alpha,

@@ -4,7 +4,6 @@ reads them, no database needed."""
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import defaultdict
 
@@ -12,7 +11,7 @@ from django.core.management.base import BaseCommand
 
 from evaluation.engine.curves import KINDS, curves
 from evaluation.management.files import one_line_errors
-from workbench.formats import read_qrels_table, read_run_arrays
+from workbench.formats import read_qrels_table, read_run_arrays, spreadsheet
 
 
 class Command(BaseCommand):
@@ -39,7 +38,7 @@ class Command(BaseCommand):
         if opts["format"] == "json":
             self.stdout.write(json.dumps([{"topic": r["topic"], x: r["x"], y: r["y"]} for r in rows], indent=1))
             return
-        writer = csv.writer(self.stdout, delimiter="\t" if opts["format"] == "tsv" else ",", lineterminator="\n")
+        writer = spreadsheet.writer(self.stdout, delimiter="\t" if opts["format"] == "tsv" else ",", lineterminator="\n")
         writer.writerow(["topic", x, y])
         for r in rows:
             writer.writerow([r["topic"], f"{r['x']:.4f}", f"{r['y']:.4f}"])

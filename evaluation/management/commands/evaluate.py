@@ -8,7 +8,6 @@ and is flagged when it did not contribute or judged@10 is below ``--judged-thres
 
 from __future__ import annotations
 
-import csv
 import json
 
 from evaluation.engine.cli import format_value
@@ -16,6 +15,7 @@ from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.selectors import DEFAULT_MEASURES, leaderboard
 from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, QRELS_POLICIES
+from workbench.formats import spreadsheet
 from workbench.management.base import Error, WorkbenchCommand
 
 #: "current" is the default policy's other name
@@ -62,7 +62,7 @@ class Command(WorkbenchCommand):
         self.stdout.write(json.dumps(board.as_dict(per_topic=True), indent=1))
 
     def _csv(self, board, kinds) -> None:
-        writer = csv.writer(self.stdout, lineterminator="\n")
+        writer = spreadsheet.writer(self.stdout, lineterminator="\n")  # text cells safe in a spreadsheet
         writer.writerow(["run", "team", "contributed", "rank", *board.measures, "judged_at_10", "flags"])
         for r in board.runs:
             writer.writerow([r.tag, r.team, "yes" if r.contributed else "no", r.rank,
