@@ -1,22 +1,27 @@
 """Writes of the shared domain: collections, topics, documents and runs (their import: ``workbench.run_imports``).
 
 Every import parses and validates all of its input before it writes anything, and writes in one
-transaction: a failed import leaves nothing behind.
+transaction (documents: in batches into a staging collection, then moved in one transaction): a failed import
+leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import tempfile
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
 
 from workbench.bulk import insert_columns
 from workbench.formats import FormatError, iter_documents, read_topics
@@ -25,6 +30,8 @@ from workbench.refusals import ImportRefused
 from workbench.run_imports import ImportedRun as ImportedRun  # the runs' import, named here as before
 from workbench.run_imports import RunSpec as RunSpec
 from workbench.run_imports import runs_import as runs_import
+
+logger = logging.getLogger("workbench.services")
 
 
 def parse_scale(text: str) -> list[dict]:
@@ -202,10 +209,17 @@ def documents_import(*, collection: Collection, sources: Sequence[str | Path], r
 
     Every file is read and checked first, outside any transaction, into a temporary spool (so that
     assessors' judgments are not kept waiting on the database's write lock while a large corpus is
-    parsed); then one transaction writes the spooled documents. ``progress`` is called with the number
-    of documents read, batch by batch."""
+    parsed). New documents (none of them in the collection yet) are then written batch by batch, each batch
+    its own short transaction, into a staging collection nobody sees, and moved into the collection in one
+    transaction (:func:`_staged_documents`): assessors' writes go in between the batches, and the collection
+    gets every document or none. Documents that replace others are written in one transaction. ``progress``
+    is called with the number of documents read, batch by batch."""
     with tempfile.TemporaryFile() as spool:
         _spool_documents(sources, spool, batch_size, progress)
+        spool.seek(0)
+        staged = _staged_documents(collection, spool)
+        if staged is not None:
+            return ImportSummary(created=staged, updated=0)
         spool.seek(0)
         created = updated = 0
         with transaction.atomic(), pa.ipc.open_stream(spool) as reader:
@@ -213,6 +227,58 @@ def documents_import(*, collection: Collection, sources: Sequence[str | Path], r
                 fresh, stale = _write_documents(collection, batch, replace)
                 created, updated = created + fresh, updated + stale
     return ImportSummary(created=created, updated=updated)
+
+
+#: a staging collection of documents older than this was left by a worker that died mid-import: removed
+STAGED_DOCUMENTS_LEFT_AFTER = timedelta(days=1)
+
+
+def _staged_documents(collection: Collection, spool) -> int | None:
+    """The spooled documents written into a staging collection batch by batch (a short transaction each), then
+    moved into ``collection`` in one transaction; the number of documents. None, with nothing written, when the
+    caller's one transaction must do it: some documents are in the collection already (replaced or refused), or
+    a transaction is open already (its writes cannot be committed apart)."""
+    if transaction.get_connection().in_atomic_block or _any_in(collection, spool):
+        return None
+    spool.seek(0)
+    prefix = f"_documents-{collection.pk}-"
+    for left in Collection.all_objects.filter(slug__startswith=prefix, staging=True,
+                                              created_at__lt=timezone.now() - STAGED_DOCUMENTS_LEFT_AFTER):
+        _discard_staged(left)
+    staging = Collection.all_objects.create(slug=f"{prefix}{uuid.uuid4().hex[:16]}", name="staged documents",
+                                            staging=True)
+    try:
+        with pa.ipc.open_stream(spool) as reader:
+            for batch in reader:
+                with transaction.atomic():
+                    _write_documents(staging, batch, False)
+        try:
+            with transaction.atomic():
+                return Document.objects.filter(collection=staging).update(collection=collection)
+        except IntegrityError:  # the same documents were added meanwhile: the one-transaction path decides
+            return None
+    finally:
+        _discard_staged(staging)
+
+
+def _any_in(collection: Collection, spool) -> bool:
+    """Whether a spooled document is in ``collection`` already (reads only)."""
+    with pa.ipc.open_stream(spool) as reader:
+        return any(collection.documents.filter(docno__in=batch.column("docno").to_pylist()).exists()
+                   for batch in reader)
+
+
+def _discard_staged(staging: Collection, batch: int = 5000) -> None:
+    """A staging collection removed with what is left in it, in short transactions; kept (for a later import to
+    remove) when the database refuses."""
+    try:
+        ids = list(Document.objects.filter(collection=staging).values_list("pk", flat=True))
+        for start in range(0, len(ids), batch):
+            with transaction.atomic():
+                Document.objects.filter(pk__in=ids[start:start + batch]).delete()
+        Collection.all_objects.filter(pk=staging.pk, staging=True).delete()
+    except DatabaseError as exc:
+        logger.warning("staged documents %s not removed yet: %s", staging.slug, exc)
 
 
 @transaction.atomic
