@@ -26,8 +26,8 @@ class EvaluationConfig(AppConfig):
 
 def _recompute_boards_on_change() -> None:
     """A saved judgment, run or pool (or a deleted run) queues the collection's board job once the write is
-    committed (:func:`evaluation.board.request_board`: one queued job per collection at most). Bulk writes
-    (qrels imports) send no signal: the first results page after them asks for the board instead."""
+    committed (:func:`evaluation.tasks.request_board`: one queued job per collection at most). A service that
+    writes in bulk (no ``post_save``) sends :data:`workbench.signals.collection_changed` instead."""
     from django.conf import settings
     from django.db import transaction
     from django.db.models.signals import post_delete, post_save
@@ -35,24 +35,26 @@ def _recompute_boards_on_change() -> None:
     from judging.models import Judgment
     from pooling.models import Pool
     from workbench.models import Run
+    from workbench.signals import collection_changed
 
     def changed(sender, instance, **kwargs) -> None:
-        if not getattr(settings, "BOARD_ON_CHANGE", True):
-            return
-        collection_id = getattr(instance, "collection_id", None)
-        if collection_id is None:
+        changed_in_bulk(sender, collection_id=getattr(instance, "collection_id", None))
+
+    def changed_in_bulk(sender, collection_id: int | None, **kwargs) -> None:
+        if not getattr(settings, "BOARD_ON_CHANGE", True) or collection_id is None:
             return
 
         def queue() -> None:
-            from evaluation import board
+            from evaluation import board_files, tasks  # app registry: models load after ready()
             from workbench.models import Collection
 
             collection = Collection.objects.filter(pk=collection_id).first()
             if collection is not None:
-                board.request_board(collection, board.known_policies(collection))
+                tasks.request_board(collection, board_files.known_policies(collection))
 
         transaction.on_commit(queue)
 
     for model in (Judgment, Run, Pool):
         post_save.connect(changed, sender=model, weak=False, dispatch_uid=f"board-on-save-{model.__name__}")
     post_delete.connect(changed, sender=Run, weak=False, dispatch_uid="board-on-delete-Run")
+    collection_changed.connect(changed_in_bulk, weak=False, dispatch_uid="board-on-bulk-change")

@@ -1,231 +1,54 @@
 """The board: one evaluation of a collection version, computed once by a background job and stored for every
-page and every web worker to read.
+page and every web worker to read (the files: :mod:`evaluation.board_files`, whose names this module gives too).
 
-A board holds, for one version of a collection (:func:`evaluation.cache.version`) and one qrels policy,
-every run's per-topic values and trec_eval "all" values of the base measures
-(:func:`evaluation.scoring.base_requests`, the measures every results page reads), infAP/xinfAP/infNDCG
-where the pool was sampled, and what a leaderboard needs besides (teams, contributed runs, the main pool,
-the number of judged topics). Stored as one Parquet file named ``<collection id>/<version>.<policy>.parquet``
-(per-topic values as columns, run and topic dictionary-encoded; the rest as JSON in the file's metadata), whole
-or not at all, in ``BOARD_DIR`` or, with files in object storage, in the bucket, read by any web process through
-its own cache (:mod:`evaluation.board_store`).
-
-A page reads the board of the current version; when there is none it asks for one (:func:`request_board`, a
-job of kind ``"board"``) and, until it is written, shows the newest older board marked "updating"
-(:func:`latest`), or a page saying it is being computed. Loading a board costs the same whatever the number
-of runs' lines: a web worker never ranks runs for it.
+The job (:func:`evaluation.tasks.build_board`) computes the base measures of every run
+(:func:`evaluation.scoring.evaluate`, no board read), infAP/xinfAP/infNDCG where the pool was sampled, and what
+a leaderboard needs besides, stores them (:func:`store`) and then the extras the other pages read
+(:mod:`evaluation.board_extras`). The service that changed the collection asks for the job once its write is
+committed (:func:`evaluation.tasks.request_board`); a page reads the board of the current version and, until it
+is written, shows the newest older board marked "updating" (:func:`evaluation.board_files.latest`), or a page
+saying it is being computed. Loading a board costs the same whatever the number of runs' lines: a web worker
+never ranks runs for it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from evaluation import board_store, cache
-from evaluation.engine import parse_measures
+from evaluation import board_extras, board_store, cache, judged, scoring, snapshot
+from evaluation.board_files import (  # noqa: F401  (the stored boards, under the names pages and tests use)
+    KEEP,
+    KIND,
+    Board,
+    _policy_file,
+    any_stored,
+    board_dir,
+    board_name,
+    current,
+    known_policies,
+    last_job,
+    latest,
+    pending_job,
+    read,
+    refusal,
+    stored_figure,
+    version_key,
+    write,
+)
 from evaluation.engine.evaluator import EvalResult
-from workbench.models import Collection, Job
+from evaluation.inferred import xinfap_scores
+from judging.qrels import assessor_names
+from workbench.models import Collection
 
-__all__ = ["KIND", "Board", "board_dir", "board_name", "build", "current", "latest", "pending_job", "request_board",
-           "version_key"]
-
-#: the ``Job.kind`` of a board computation
-KIND = "board"
-#: boards kept per collection and policy besides the newest (the "updating" page shows the previous one)
-KEEP = 1
-
-
-@dataclass(frozen=True)
-class Board:
-    """One stored evaluation: ``scores`` (tag -> the engine's result, per topic and "all") and ``meta``."""
-
-    version: str
-    policy: str
-    scores: dict[str, EvalResult]
-    meta: dict
-
-    @property
-    def requests(self) -> list[str]:
-        return list(self.meta["requests"])
-
-
-def version_key(version: tuple) -> str:
-    """A short stable name for a collection version (its tuple holds ids, checksums and timestamps)."""
-    return hashlib.sha1(repr(version).encode()).hexdigest()[:16]
-
-
-def _policy_file(policy: str) -> str:
-    return policy.replace("/", "+")
-
-
-def board_dir() -> Path:
-    """The boards on this machine's disk: ``BOARD_DIR`` if set (the tests give each test its own), else
-    ``VAR_DIR/boards``; with files in object storage, this process's cache of them."""
-    return board_store.root()
-
-
-def board_name(collection_pk: int, version: str, policy: str) -> str:
-    return f"{collection_pk}/{version}.{_policy_file(policy)}.parquet"
-
-
-# ----------------------------------------------------------------------------------------------- writing
-def write(name: str, scores: dict[str, EvalResult], meta: dict) -> Path:
-    """Store ``scores`` (every run's per-topic values as one wide table) and ``meta`` whole or not at all."""
-    names = sorted({n for s in scores.values() for n in s.values})
-    tags, qids, columns = [], [], {n: [] for n in names}
-    aggregates = {}
-    for tag, s in scores.items():
-        tags.extend([tag] * len(s.qids))
-        qids.extend(map(str, s.qids))
-        for n in names:
-            v = s.values.get(n)
-            columns[n].append(np.full(len(s.qids), np.nan) if v is None else np.asarray(v, dtype=np.float64))
-        aggregates[tag] = {k: _plain(v) for k, v in s.aggregate.items()}
-    table = pa.table({"tag": pa.array(tags, pa.string()).dictionary_encode(),
-                      "qid": pa.array(qids, pa.string()).dictionary_encode(),
-                      **{n: pa.array(np.concatenate(c) if c else np.zeros(0), pa.float64())
-                         for n, c in columns.items()}})
-    full = {**meta, "aggregates": aggregates, "order": list(scores)}
-    return board_store.write(name, table.replace_schema_metadata({b"board": json.dumps(full).encode()}))
-
-
-def _plain(value):
-    if hasattr(value, "item"):
-        value = value.item()
-    return value
-
-
-def read(path: Path) -> Board:
-    """A stored board (the runs' results rebuilt from the columns, without copying per topic)."""
-    table = pq.read_table(path)
-    meta = json.loads(table.schema.metadata[b"board"])
-    aggregates, order = meta.pop("aggregates"), meta.pop("order")
-    measures = tuple(parse_measures(meta["requests"]))
-    tag_column = table.column("tag").combine_chunks()
-    codes = tag_column.indices.to_numpy(zero_copy_only=False)
-    dictionary = tag_column.dictionary.to_pylist()
-    qids = np.asarray(table.column("qid").to_pylist(), dtype=object)
-    names = [n for n in table.column_names if n not in ("tag", "qid")]
-    values = {n: table.column(n).to_numpy() for n in names}
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if codes.size else np.zeros(0, dtype=int)
-    ends = np.r_[starts[1:], codes.size].astype(int)
-    rows = {dictionary[codes[a]]: (int(a), int(b)) for a, b in zip(starts, ends, strict=True)}
-    scores = {}
-    for tag in order:
-        a, b = rows.get(tag, (0, 0))
-        per_topic = {n: v[a:b] for n, v in values.items()}
-        scores[tag] = EvalResult(list(qids[a:b]), per_topic, aggregates[tag], measures, tag)
-    policy = meta["policy"]
-    return Board(version=meta["version"], policy=policy, scores=scores, meta=meta)
-
-
-# ----------------------------------------------------------------------------------------------- reading
-def current(collection: Collection, policy: str) -> Board | None:
-    """The board of the collection's current version under ``policy``, or None (not computed yet)."""
-    version = cache.version(collection)
-    return board_store.cached((version, "board", policy), board_name(collection.pk, version_key(version), policy),
-                              read)
-
-
-def stored_figure(collection: Collection, name: str) -> dict | None:
-    """A figure the board job stored beside the scores (``completeness``, ``judged_figures``,
-    ``assessors``) for the collection's current version, or None when no board of it is stored."""
-    from judging.policies import DEFAULT_POLICY
-
-    stored = current(collection, DEFAULT_POLICY)
-    return None if stored is None else stored.meta.get(name)
-
-
-def latest(collection: Collection, policy: str) -> Board | None:
-    """The newest stored board under ``policy``, whatever its version (shown while the current one is computed)."""
-    found = _listing(collection, policy)
-    if not found:
-        return None
-    name, written = found[0]
-    return board_store.cached(("board file", str(board_dir()), name, written), name, read)
-
-
-def any_stored(collection: Collection, policy: str) -> bool:
-    """Whether a board of any version is stored under ``policy`` (a listing: no file read, no version)."""
-    return bool(_listing(collection, policy))
-
-
-def _listing(collection: Collection, policy: str) -> list[tuple[str, float]]:
-    """The collection's stored boards under ``policy``, every version, newest first."""
-    return board_store.listing(str(collection.pk), f".{_policy_file(policy)}.parquet")
-
-
-def known_policies(collection: Collection) -> list[str]:
-    """The policies of the collection's stored boards (those pages asked for), default first. Asked on every
-    saved judgment: in a bucket, the listing is kept in this process until a board job starts or ends (only
-    a board job stores a board of a new policy)."""
-    if not board_store.shared():
-        return _known_policies(collection.pk)
-    last = Job.objects.filter(collection=collection, kind=KIND).order_by("-id").values_list("id", "status").first()
-    return list(cache.cached(("board policies", collection.pk, last), lambda: _known_policies(collection.pk)))
-
-
-def _known_policies(collection_pk: int) -> list[str]:
-    from judging.policies import DEFAULT_POLICY
-
-    found = {name.rsplit("/", 1)[1].split(".", 1)[1].removesuffix(".parquet").replace("+", "/")
-             for name in board_store.names(str(collection_pk))}
-    return sorted(found | {DEFAULT_POLICY}, key=lambda p: (p != DEFAULT_POLICY, p))
-
-
-def pending_job(collection: Collection) -> Job | None:
-    """The board job queued or running for the collection, if any."""
-    return Job.objects.filter(collection=collection, kind=KIND,
-                              status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).order_by("-id").first()
-
-
-def last_job(collection: Collection) -> Job | None:
-    return Job.objects.filter(collection=collection, kind=KIND).order_by("-id").first()
-
-
-def refusal(job: Job | None, collection: Collection, policy: str) -> str:
-    """Why the job could not evaluate ``policy`` at the collection's current version ("" if it did not refuse)."""
-    if job is None or job.status != Job.Status.DONE:
-        return ""
-    result = job.result or {}
-    if result.get("version") != version_key(cache.version(collection)):
-        return ""
-    return (result.get("skipped") or {}).get(policy, "")
-
-
-def request_board(collection: Collection, policies: list[str] | None = None) -> Job:
-    """Queue a board job for the collection (the version current when it runs), unless one is queued already;
-    ``policies`` (default: the default policy) are added to a queued job's."""
-    from evaluation.tasks import build_board  # tasks import this module
-    from judging.policies import DEFAULT_POLICY
-
-    wanted = list(policies or [DEFAULT_POLICY])
-    job = Job.objects.filter(collection=collection, kind=KIND, status=Job.Status.QUEUED).order_by("-id").first()
-    if job is not None:
-        missing = [p for p in wanted if p not in job.params.get("policies", [])]
-        if not missing:
-            return job
-        job.params = {**job.params, "policies": [*job.params.get("policies", []), *missing]}
-        job.save(update_fields=["params"])
-        return job
-    from workbench import jobs
-
-    return jobs.job_start(build_board, kind=KIND, collection=collection, params={"policies": wanted})
+__all__ = ["KIND", "Board", "board_dir", "board_name", "board_meta", "build", "current", "infap_figures", "latest",
+           "pending_job", "shared_figures", "store", "version_key"]
 
 
 def build(collection: Collection, policy: str, *, step: Callable[[str], None] = lambda text: None) -> Path:
     """Compute and store the board of the collection's current version under ``policy``; its file on this
     machine's disk (:func:`evaluation.board_store.local`)."""
-    from evaluation import scoring, snapshot
-
     with cache.one_version():
         snap = snapshot.snapshot(collection)
         key = version_key(snap.version)
@@ -234,7 +57,7 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
             _build_extras(collection, policy, key, step)
             return board_store.local(name)
         step(f"ranking and scoring {len(snap.teams)} runs ({policy})")
-        scores = scoring.evaluate(collection, policy=policy, use_board=False)
+        scores = scoring.evaluate(collection, policy=policy)
         step("the robust measures of a sampled pool")
         n_qrels = int(scoring.qrels_frame(collection, policy=policy)["qid"].nunique())
         meta = board_meta(collection, snap, policy, n_qrels, shared_figures(collection, [policy]))
@@ -244,20 +67,13 @@ def build(collection: Collection, policy: str, *, step: Callable[[str], None] = 
 def shared_figures(collection: Collection, policies: list[str]) -> dict:
     """What a board's meta holds that is not its runs' scores (the same for every policy but infAP, by
     policy), as JSON; a split board job reads them in its parts (:mod:`evaluation.board_topics`)."""
-    from evaluation import scoring
-    from evaluation.selectors import judged_figures
-    from judging.qrels import assessor_names
-
     return {"infap": {policy: infap_figures(collection, policy) for policy in policies},
             "assessors": assessor_names(collection),
             "completeness": dataclasses.asdict(scoring.completeness(collection)),
-            "judged_figures": dataclasses.asdict(judged_figures(collection))}
+            "judged_figures": dataclasses.asdict(judged.main_pool_figures(collection))}
 
 
 def infap_figures(collection: Collection, policy: str) -> dict | None:
-    from evaluation import scoring
-    from evaluation.inferred import xinfap_scores
-
     infap = scoring.infap_scores(collection, policy=policy)
     if infap is not None:
         inferred = xinfap_scores(collection, policy=policy)
@@ -267,8 +83,6 @@ def infap_figures(collection: Collection, policy: str) -> dict | None:
 
 def board_meta(collection: Collection, snap, policy: str, n_qrels: int, figures: dict) -> dict:
     """The board's meta (:func:`shared_figures` computed here or by a part)."""
-    from evaluation import scoring
-
     pool = snap.main_pool
     return {"version": version_key(snap.version), "policy": policy, "slug": snap.slug,
             "relevant_from": snap.relevant_from, "requests": list(scoring.base_requests(snap)), "teams": snap.teams,
@@ -295,8 +109,6 @@ def _build_extras(collection: Collection, policy: str, key: str, step: Callable[
                   loo: dict | None = None, tables: dict | None = None) -> None:
     """What the other results pages read (:mod:`evaluation.board_extras`), after the board (the leaderboard
     shows as soon as the board is written), unless a job stored them already."""
-    from evaluation import board_extras
-
     if not board_store.stored(board_extras.extra_name(collection.pk, key, policy, board_extras.LAST_EXTRA)):
         board_extras.build_extras(collection, policy, key, step=step, loo=loo, tables=tables)
 
@@ -307,7 +119,5 @@ def _prune(collection_pk: int, newest: str, policy: str) -> None:
              if name != newest]
     for name in older[KEEP:]:
         board_store.delete(name)
-    from evaluation import board_extras
-
     kept = {name.rsplit("/", 1)[1].split(".", 1)[0] for name in [newest, *older[:KEEP]]}
     board_extras.prune(collection_pk, kept, policy)

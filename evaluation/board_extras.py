@@ -1,5 +1,6 @@
 """What the results pages other than the leaderboard read, stored by the board job beside the board
-(:mod:`evaluation.board`) so that no page ranks or scores runs in the request.
+(:mod:`evaluation.board`) so that no page ranks or scores runs in the request; this module computes them, their
+files are :mod:`evaluation.extra_files`'s.
 
 For one collection version and qrels policy, each *extra* is one Parquet file (a table, and JSON in the
 file's metadata) named ``<collection id>/extras/<version>.<policy>.<name>.parquet``, stored whole or not at all
@@ -23,104 +24,41 @@ computes in the request as before (an assessor's qrels, another measure) or show
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from evaluation import board, board_store, cache
-from workbench.jsonsafe import numpy_scalar
-from workbench.models import Collection, Job
+from evaluation import board_files, board_store, cache, recall_estimates, reusability, scoring, snapshot
+from evaluation.engine.curve_batch import mean_curves
+from evaluation.engine.qrels import Qrels
+from evaluation.engine.ranking import rank_runs
+from evaluation.extra_files import (  # noqa: F401  (the extras' files, under the names pages and tests use)
+    DEFAULT_LOO,
+    LAST_EXTRA,
+    LOO_KIND,
+    TOPIC_DEPTHS,
+    extra_name,
+    extra_table,
+    extras_dir,
+    latest,
+    loo_name,
+    pending,
+    prune,
+    read_extra,
+    stored,
+    topic_qrels,
+    write_extra,
+)
+from pooling import strategies as S
+from workbench.models import Collection
+from workbench.selectors import run_frames
 
-__all__ = ["LOO_KIND", "TOPIC_DEPTHS", "build_extras", "extra_name", "loo_name", "read_extra", "stored",
-           "store_leave_one_out"]
+__all__ = ["ALONE", "build_extras", "computed_extra", "curves_frame", "store_leave_one_out", "topic_depths"]
 
-#: the ``Job.kind`` of a leave-one-out computed for a measure the board job does not store
-LOO_KIND = "leave-one-out"
-#: the depths of the topic page's "relevant found per pool depth" (``selectors.topic_report``'s default)
-TOPIC_DEPTHS = (1, 5, 10, 20, 50, 100)
-#: the leave-one-out every board job stores (the reusability page's default)
-DEFAULT_LOO = (("map", "run"), ("map", "team"))
 #: runs ranked at once for their curves (the ranking of every document of 50 runs, not of all)
 CURVE_BATCH = 50
-#: the extra a board job writes last: when it is there, the job stored every extra
-LAST_EXTRA = f"loo.{DEFAULT_LOO[-1][1]}.{DEFAULT_LOO[-1][0]}"
-
-
-def extras_dir(collection_pk: int) -> Path:
-    """The extras on this machine's disk (with files in object storage, this process's cache of them)."""
-    return board.board_dir() / _folder(collection_pk)
-
-
-def _folder(collection_pk: int) -> str:
-    return f"{collection_pk}/extras"
-
-
-def extra_name(collection_pk: int, version: str, policy: str, name: str) -> str:
-    return f"{_folder(collection_pk)}/{version}.{board._policy_file(policy)}.{name}.parquet"
-
-
-def loo_name(measure_name: str, by: str) -> str:
-    """The extra of a leave-one-out: ``loo.run.map`` (the measure's printed name, made safe for a file)."""
-    safe = "".join(c if c.isalnum() or c in "_-" else f"~{ord(c):x}" for c in measure_name)
-    return f"loo.{by}.{safe}"
-
-
-# ----------------------------------------------------------------------------------------- files
-def write_extra(name: str, frame: pd.DataFrame, meta: dict | None = None) -> Path:
-    return board_store.write(name, extra_table(frame, meta))
-
-
-def extra_table(frame: pd.DataFrame, meta: dict | None = None) -> pa.Table:
-    """The table an extra is stored as: ``frame``, and ``meta`` as JSON in its metadata."""
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    return table.replace_schema_metadata({
-        **(table.schema.metadata or {}), b"extra": json.dumps(meta or {}, default=numpy_scalar).encode()})
-
-
-def read_extra(path: Path) -> tuple[pd.DataFrame, dict]:
-    table = pq.read_table(path)
-    meta = json.loads((table.schema.metadata or {}).get(b"extra", b"{}"))
-    return table.to_pandas(), meta
-
-
-def stored(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
-    """The extra ``name`` of the collection's current version under ``policy``, or None (not stored)."""
-    version = cache.version(collection)
-    return board_store.cached((version, "board extra", policy, name),
-                              extra_name(collection.pk, board.version_key(version), policy, name), read_extra)
-
-
-def topic_qrels(collection: Collection, policy: str, qid: str) -> pd.DataFrame | None:
-    """One topic's lines of the qrels the board job evaluated with (qid, docno, rel), or None (not stored):
-    read from the file alone, without the other topics' judgments."""
-    name = extra_name(collection.pk, board.version_key(cache.version(collection)), policy, "qrels")
-    return board_store.read_local(name, lambda path: pq.read_table(path, filters=[("qid", "=", qid)]).to_pandas())
-
-
-def latest(collection: Collection, policy: str, name: str) -> tuple[pd.DataFrame, dict] | None:
-    """The newest stored extra ``name`` under ``policy`` whatever its version (shown, marked "updating",
-    while a job computes the current one), or None."""
-    found = board_store.listing(_folder(collection.pk), f".{board._policy_file(policy)}.{name}.parquet")
-    if not found:
-        return None
-    stored_name, written = found[0]
-    return board_store.cached(("board extra file", str(board.board_dir()), stored_name, written), stored_name,
-                              read_extra)
-
-
-def prune(collection_pk: int, kept: set[str], policy: str) -> None:
-    """Remove the extras of ``policy`` whose version is not in ``kept`` (the boards kept)."""
-    infix = f"{board._policy_file(policy)}."
-    for name in board_store.names(_folder(collection_pk)):
-        version, _, rest = name.rsplit("/", 1)[1].partition(".")
-        if rest.startswith(infix) and version not in kept:
-            board_store.delete(name)
-
-
 # ------------------------------------------------------------------------------------- computing
 #: the extras read from the qrels and the runs alone (not from the board's scores) and their steps' text: a split
 #: board job computes them in parts (:mod:`evaluation.board_topics`)
@@ -146,8 +84,6 @@ def build_extras(collection: Collection, policy: str, key: str, *, step: Callabl
 
 def computed_extra(collection: Collection, policy: str, name: str) -> pa.Table:
     """The table of the extra ``name`` (one of :data:`ALONE`, or ``run_recall``) computed here."""
-    from evaluation import recall_estimates, scoring
-
     meta = None
     if name == "qrels":
         qrels = scoring.qrels_frame(collection, policy=policy)
@@ -167,10 +103,6 @@ def computed_extra(collection: Collection, policy: str, name: str) -> pa.Table:
 def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dict]:
     """Every topic's ``relevant_by_depth`` (column ``qid`` added) and relevant documents, as the topic page
     computes them for one topic."""
-    from evaluation import scoring, snapshot
-    from pooling import strategies as S
-    from workbench.selectors import run_frames
-
     snap = snapshot.snapshot(collection)
     qrels = scoring.qrels_frame(collection, policy=policy)
     qid_text = qrels["qid"].astype(str)
@@ -193,11 +125,6 @@ def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dic
 
 def all_curves(collection: Collection, policy: str) -> pd.DataFrame:
     """Columns tag, kind, x, y: every run's mean curve of each kind (what ``curves.run_curves`` gives)."""
-    from evaluation import scoring
-    from evaluation.engine.curve_batch import mean_curves
-    from evaluation.engine.qrels import Qrels
-    from evaluation.engine.ranking import rank_runs
-
     frame = scoring.qrels_frame(collection, policy=policy)
     qrels = Qrels.from_frame({"qid": frame["qid"].astype(str), "docno": frame["docno"],
                               "rel": frame["rel"].astype(int)})
@@ -228,10 +155,8 @@ def store_leave_one_out(collection: Collection, policy: str, measure: str, by: s
                         found=None) -> Path:
     """Compute leave-one-out (``reusability.compute_leave_one_out``; ``found``: computed already) and store it
     for the current version."""
-    from evaluation import reusability, scoring
-
     with cache.one_version():
-        key = key or board.version_key(cache.version(collection))
+        key = key or board_files.version_key(cache.version(collection))
         name = scoring.measure_names([measure])
         loo = found or reusability.compute_leave_one_out(collection, measure=measure, by=by, qrels_policy=policy)
         summary = {f: getattr(loo, f) for f in ("collection", "measure", "by", "source", "max_drop", "mean_drop",
@@ -240,15 +165,3 @@ def store_leave_one_out(collection: Collection, policy: str, measure: str, by: s
                            {"summary": summary})
 
 
-def pending(collection: Collection, measure: str, by: str, policy: str) -> Job | None:
-    """The job that will store this leave-one-out: a board job queued or running (for the default
-    measure), or a leave-one-out job queued or running for it."""
-    active = [Job.Status.QUEUED, Job.Status.RUNNING]
-    if (measure, by) in DEFAULT_LOO:
-        job = board.pending_job(collection)
-        if job is not None and policy in job.params.get("policies", []):
-            return job
-    for job in Job.objects.filter(collection=collection, kind=LOO_KIND, status__in=active).order_by("-id"):
-        if {k: v for k, v in job.params.items() if k != "version"} == {"measure": measure, "by": by, "policy": policy}:
-            return job
-    return None

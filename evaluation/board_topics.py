@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from evaluation import board, board_extras, board_store, cache, scoring, snapshot
+from evaluation import board, board_extras, board_store, cache, judged, scoring, snapshot
 from evaluation.engine.curve_batch import curves_of
 from evaluation.report_topics import (
     _packed,
@@ -39,6 +39,8 @@ from evaluation.report_topics import (
     topic_sections,
 )
 from evaluation.scoring import EvaluationError
+from judging.completeness import Completeness, joined_completeness, topic_completeness
+from judging.qrels import assessor_names
 from workbench.models import Collection
 
 __all__ = ["board_part", "board_sections", "build_joined", "joined_figures"]
@@ -152,8 +154,6 @@ def extra_tables(outputs: list, key: str) -> dict:
 
 def _figures(collection: Collection, policies: list[str]) -> dict:
     """What the meta holds but the scores and the figures read by topic: the assessors, infAP by policy."""
-    from judging.qrels import assessor_names
-
     found: dict = {"assessors": assessor_names(collection), "infap": {}}
     for policy in policies:
         try:
@@ -164,20 +164,14 @@ def _figures(collection: Collection, policies: list[str]) -> dict:
 
 
 def _slice_figures(collection: Collection, topics: list[str]) -> dict:
-    from evaluation.selectors import main_pool_figures
-    from judging.completeness import topic_completeness
-
     counts = scoring.judged_counts(collection, None, topics)
     return {"completeness": dataclasses.asdict(topic_completeness(collection, topics, counts=counts)),
-            "judged_figures": dataclasses.asdict(main_pool_figures(collection, topics))}
+            "judged_figures": dataclasses.asdict(judged.main_pool_figures(collection, topics))}
 
 
 def joined_figures(figures: dict, outputs: list[bytes | dict]) -> dict:
     """The figures of the board's meta (:func:`evaluation.board.shared_figures`) from the figures' part and
     the slices the parts read; ``{}`` when a part was computed at another version or a slice is missing."""
-    from evaluation.selectors import JudgedFigures, joined_figures
-    from judging.completeness import Completeness, joined_completeness
-
     key, slices = figures.get("version"), []
     for data in outputs:
         meta = part_meta(data) if isinstance(data, bytes) else data
@@ -191,8 +185,8 @@ def joined_figures(figures: dict, outputs: list[bytes | dict]) -> dict:
     return {**figures,
             "completeness": dataclasses.asdict(joined_completeness([Completeness(**f["completeness"])
                                                                    for f in slices])),
-            "judged_figures": dataclasses.asdict(joined_figures([JudgedFigures(**f["judged_figures"])
-                                                                for f in slices]))}
+            "judged_figures": dataclasses.asdict(judged.joined_figures([judged.JudgedFigures(**f["judged_figures"])
+                                                                       for f in slices]))}
 
 
 def build_joined(collection: Collection, policy: str, outputs: list[bytes | dict], figures: dict, *,

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from evaluation import board, cache, scoring, snapshot
+from evaluation import board_files, cache, scoring, snapshot
+from evaluation import scores as stored_scores
 from evaluation.engine import significance
 from evaluation.engine.leaderboard_stats import (
     compact_letters,
@@ -204,7 +205,7 @@ def leaderboard(collection: Collection, *, measures: Sequence[str] | None = None
 def _leaderboard(collection, snap, requests, names, tags, qrels_policy, assessor, threshold, test, correction,
                  alpha) -> Leaderboard:
     policy = scoring.normalise_policy(qrels_policy)
-    scores = scoring.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
+    scores = stored_scores.evaluate(collection, [*requests, *ROBUST_MEASURES], policy=policy, assessor=assessor,
                                tags=tags)
     return _of_scores(collection, snap, scores, names, policy, assessor, threshold, test, correction, alpha)
 
@@ -272,38 +273,36 @@ class BoardState:
 def stored_leaderboard(collection: Collection, *, measures: Sequence[str] | None = None,
                        qrels_policy: str = "adjudicated", assessor: str | None = None, test: str = "t",
                        correction: str = "holm", alpha: float = 0.05) -> tuple[Leaderboard | None, BoardState]:
-    """The leaderboard read from the collection's stored board, asking for one when the current version has
-    none (:func:`evaluation.board.request_board`); ``(None, BoardState(""))`` when no board can hold the
-    choice, and :class:`EvaluationError` when the version's board job found nothing to evaluate."""
+    """The leaderboard read from the collection's stored board. A read never asks for a board: the service that
+    changed the collection did (:func:`evaluation.tasks.request_board`). While the job it queued runs, the
+    newest older board (``updating``) or nothing (``computing``); ``(None, BoardState(""))`` when no board
+    holds the choice and no job computes it (evaluated in the request), and :class:`EvaluationError` when
+    the version's board job found nothing to evaluate."""
     if assessor is not None:
         return None, BoardState("")
     policy = scoring.normalise_policy(qrels_policy)
     options = {"measures": measures, "test": test, "correction": correction, "alpha": alpha}
     with cache.one_version():
-        stored = board.current(collection, policy)
+        stored = board_files.current(collection, policy)
         if stored is None:
-            last = board.last_job(collection)
-            refused = board.refusal(last, collection, policy)
-            if refused:
-                raise EvaluationError(refused)
-            if last is not None and last.status == last.Status.FAILED:  # evaluated in the request until
-                return None, BoardState("")                              # a change queues a new job
-            job = board.request_board(collection, [policy])
-            stored = board.current(collection, policy)  # written already where jobs run at once
-            if stored is None:
-                job.refresh_from_db()
-                refused = board.refusal(job, collection, policy)
-                if refused:
-                    raise EvaluationError(refused)
-                if job.status == job.Status.FAILED:
-                    return None, BoardState("")
-                previous = board.latest(collection, policy)
-                if previous is None or not board_covers(measures, previous):
-                    return None, BoardState("computing", job)
-                return from_board(previous, **options), BoardState("updating", job)
+            return _waiting(collection, policy, measures, options)
     if not board_covers(measures, stored):
         return None, BoardState("")
     return from_board(stored, **options), BoardState("current")
+
+
+def _waiting(collection: Collection, policy: str, measures, options: dict) -> tuple[Leaderboard | None, BoardState]:
+    """No board of the current version: the job computing it and the board to show meanwhile, if any."""
+    refused = board_files.refusal(board_files.last_job(collection), collection, policy)
+    if refused:
+        raise EvaluationError(refused)
+    job = board_files.pending_job(collection)
+    if job is None or policy not in job.params.get("policies", []):
+        return None, BoardState("")
+    previous = board_files.latest(collection, policy)
+    if previous is None or not board_covers(measures, previous):
+        return None, BoardState("computing", job)
+    return from_board(previous, **options), BoardState("updating", job)
 
 
 def board_covers(requests: Sequence[str] | None, stored) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation import board_extras, cache, scoring, snapshot
+from evaluation import cache, extra_files, scoring, snapshot
+from evaluation import scores as stored_scores
 from evaluation.engine.qrels import Qrels, codes_in
 from evaluation.engine.recall import curves_from_best, sampled_estimate
 from evaluation.scoring import MAX_DEPTH
@@ -80,7 +81,7 @@ def recall_estimates(collection: Collection, *, qrels_policy: str = DEFAULT_POLI
     snap = snapshot.snapshot(collection)
     policy = scoring.normalise_policy(qrels_policy)
     if (assessor, confidence, cap) == (None, 0.95, 100):  # the pages' figures: stored by the board job
-        found = board_extras.stored(collection, policy, "recall")
+        found = extra_files.stored(collection, policy, "recall")
         if found is not None:
             return found[0]
     key = (snap.version, "recall", policy, assessor, confidence, cap)
@@ -131,11 +132,11 @@ def run_recall(collection: Collection, *, tags: list[str] | None = None, qrels_p
     ``num_rel_ret / R``, with R the known relevant count (recall_known, trec_eval's recall_1000) and with
     R the estimate (recall_estimated). Topics with R = 0 are left out; a topic without results counts 0."""
     if tags is None and assessor is None:  # every run: stored by the board job
-        found = board_extras.stored(collection, scoring.normalise_policy(qrels_policy), "run_recall")
+        found = extra_files.stored(collection, scoring.normalise_policy(qrels_policy), "run_recall")
         if found is not None:
             return found[0]
     estimates = recall_estimates(collection, qrels_policy=qrels_policy, assessor=assessor).set_index("qid")
-    scores = scoring.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
+    scores = stored_scores.evaluate(collection, ["num_rel_ret"], policy=qrels_policy, assessor=assessor, tags=tags)
     snap = snapshot.snapshot(collection)
     topics = estimates.index
     known = estimates["known_relevant"].to_numpy(dtype=float)

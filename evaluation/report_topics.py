@@ -21,7 +21,7 @@ import pandas as pd
 from django.db.models import Exists, OuterRef
 
 from evaluation import cache, scoring, snapshot
-from evaluation.board import version_key
+from evaluation.board_files import version_key
 from evaluation.engine import Evaluator
 from evaluation.engine.curve_batch import TopicCurves, topic_curves
 from evaluation.engine.evaluator import joined
@@ -221,7 +221,7 @@ def topic_scores(collection: Collection, outputs: list[bytes], *, measures: Sequ
 
 
 def part_meta(output: bytes) -> dict:
-    """A part's ``version`` (:func:`evaluation.board.version_key`: the collection's when it was computed) and
+    """A part's ``version`` (:func:`evaluation.board_files.version_key`: the collection's when it was computed) and
     ``extra`` (what :func:`topic_part` was given)."""
     meta = _unpacked(output)[0]
     return {"version": meta.get("version", ""), "extra": meta.get("extra", {})}

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation import board_extras, cache, scoring, snapshot
+from evaluation import cache, extra_files, scoring, snapshot
+from evaluation import scores as stored_scores
 from evaluation.engine.leaderboard_stats import competition_ranks
 from evaluation.engine.qrels import Qrels, as_arrow_strings, codes_in, topic_codes
 from evaluation.scoring import EvaluationError
@@ -163,7 +164,7 @@ def _rescoring(collection: Collection, snap: Snapshot, measure: str, name: str, 
         # each run's segments are contiguous (segments are numbered run by run), and so are their entries
         run_bounds=np.searchsorted(ranking.seg_run, np.arange(len(order) + 1)),
         request=scoring.batches([measure])[0], relevant_from=snap.relevant_from,
-        full=scoring.evaluate(collection, [measure], policy=policy, assessor=assessor), name=name)
+        full=stored_scores.evaluate(collection, [measure], policy=policy, assessor=assessor), name=name)
 
 
 def _owned(owner: np.ndarray, n_units: int) -> list[np.ndarray]:
@@ -264,8 +265,8 @@ def stored_leave_one_out(collection: Collection, *, measure: str = "map", by: st
     """The leave-one-out a job stored for the collection's current version (with ``previous``: the newest
     stored, whatever its version), or None."""
     name = _check(measure, by)
-    read = board_extras.latest if previous else board_extras.stored
-    found = read(collection, scoring.normalise_policy(qrels_policy), board_extras.loo_name(name, by))
+    read = extra_files.latest if previous else extra_files.stored
+    found = read(collection, scoring.normalise_policy(qrels_policy), extra_files.loo_name(name, by))
     if found is None:
         return None
     table, meta = found

@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from evaluation import board
 from evaluation import measures as registry
 from evaluation.cache import cache, cached, rankings, version
 from evaluation.engine import Evaluator, MeasureError, Qrels, parse_measures
@@ -50,16 +49,11 @@ def normalise_policy(policy: str) -> str:
     return base + scope
 
 
-def completeness(collection: Collection):
-    """:func:`judging.completeness.topic_completeness`, once per version of the collection."""
-    def compute() -> Completeness:
-        stored = board.stored_figure(collection, "completeness")
-        if stored is not None:  # the board job read it at this version
-            return Completeness(complete=stored["complete"], unjudged=stored["unjudged"],
-                                partial={q: tuple(v) for q, v in stored["partial"].items()})
-        return topic_completeness(collection, counts=judged_counts(collection, None))
-
-    return cached((version(collection), "completeness"), compute)
+def completeness(collection: Collection) -> Completeness:
+    """:func:`judging.completeness.topic_completeness`, once per version of the collection (the pages read the
+    figure the board job stored: :func:`evaluation.scores.completeness`)."""
+    return cached((version(collection), "completeness"),
+                  lambda: topic_completeness(collection, counts=judged_counts(collection, None)))
 
 
 def judged_counts(collection: Collection, pools: Sequence[int] | None, topics: list[str] | None = None
@@ -257,13 +251,13 @@ def base_requests(snap: Snapshot) -> tuple[str, ...]:
 
 
 def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: str = DEFAULT_POLICY,
-             assessor: str | None = None, tags: Sequence[str] | None = None, use_board: bool = True
-             ) -> dict[str, Scores]:
+             assessor: str | None = None, tags: Sequence[str] | None = None,
+             stored: dict[str, Scores] | None = None) -> dict[str, Scores]:
     """Scores of every run (or of ``tags``) for the base measures plus ``requests``, cached per version.
 
     Every run of the collection is evaluated at once (one engine pass, shared by every later request);
-    the base measures come from the version's stored board (:mod:`evaluation.board`) when its job has
-    written it; requests outside the base set are evaluated in a separate pass, cached too.
+    requests outside the base set are evaluated in a separate pass, cached too. ``stored``: the base measures'
+    scores of this version already (a stored board's, :func:`evaluation.scores.evaluate`), not computed again.
     """
     snap = snapshot(collection)
     policy = normalise_policy(policy)
@@ -273,8 +267,7 @@ def evaluate(collection: Collection, requests: Iterable[str] = (), *, policy: st
             raise EvaluationError(f"no run {unknown[0]!r} in collection {snap.slug!r}")
     if not snap.teams:
         raise EvaluationError(f"collection {snap.slug!r} has no runs to evaluate")
-    stored = board.current(collection, policy) if use_board and assessor is None else None
-    parts = [] if stored is None else [stored.scores]
+    parts = [] if stored is None else [stored]
     for batch in passes(snap, requests, base=stored is None):
         key = (snap.version, "scores", policy, assessor, batch)
 

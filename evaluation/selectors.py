@@ -10,14 +10,15 @@ and pools) and kept in process, so a page that asks again gets the same objects 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from evaluation import board, board_extras, cache, scoring, snapshot
+from evaluation import board_files, cache, extra_files, scoring, snapshot
+from evaluation import scores as stored_scores
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
+from evaluation.judged import JudgedFigures, pool_figures
 from evaluation.leaderboard import (
     CI_METHOD,
     Leaderboard,
@@ -65,7 +66,7 @@ def run_report(collection: Collection, tag: str, *, measure: str = "map", qrels_
     that returned results for the topic; a topic the run has no results for scores 0 (has_results False).
     """
     name = _one_name(measure)
-    scores = scoring.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor)
+    scores = stored_scores.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor)
     if tag not in scores:
         raise EvaluationError(f"no run {tag!r} in collection {collection.slug!r}")
     topics = topics_of(scores)
@@ -109,11 +110,11 @@ def topic_report(collection: Collection, qid: str, *, measures: Sequence[str] | 
     requests = list(measures) if measures else list(DEFAULT_MEASURES)
     names = scoring.measure_names(requests)
     snap = snapshot.snapshot(collection)
-    scores = scoring.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
+    scores = stored_scores.evaluate(collection, requests, policy=qrels_policy, assessor=assessor)
     pool = snap.main_pool
     counts = judged_figures(collection).topics.get(qid, {"pooled": 0, "judged_in_pool": 0, "judgments": 0})
-    stored = board_extras.stored(collection, scoring.normalise_policy(qrels_policy), "topics") \
-        if assessor is None and tuple(depths) == board_extras.TOPIC_DEPTHS else None
+    stored = extra_files.stored(collection, scoring.normalise_policy(qrels_policy), "topics") \
+        if assessor is None and tuple(depths) == extra_files.TOPIC_DEPTHS else None
     if stored is not None:  # the board job's figures of every topic
         frame, meta = stored
         by_depth = frame[frame["qid"] == qid].drop(columns="qid").reset_index(drop=True)
@@ -175,7 +176,7 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
            policy_key(qrels_policy, assessor), alpha)
 
     def compute() -> pd.DataFrame:
-        scores = scoring.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
+        scores = stored_scores.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
         matrix = topic_matrix(scores, name, topics_of(scores))
         order = np.argsort(-matrix.mean(axis=0).to_numpy(), kind="stable")
         matrix = matrix.iloc[:, order]
@@ -204,7 +205,7 @@ def pr_curves(collection: Collection, tags: Sequence[str], *, qrels_policy: str 
               assessor: str | None = None) -> pd.DataFrame:
     """Interpolated precision at recall 0.0, 0.1, ..., 1.0 (trec_eval's ``iprec_at_recall``, averaged over
     topics) of each run: columns tag, recall, precision."""
-    scores = scoring.evaluate(collection, ["iprec_at_recall"], policy=qrels_policy, assessor=assessor,
+    scores = stored_scores.evaluate(collection, ["iprec_at_recall"], policy=qrels_policy, assessor=assessor,
                                tags=list(tags))
     levels = [round(0.1 * i, 1) for i in range(11)]
     rows = [{"tag": tag, "recall": level, "precision": float(s.aggregate[f"iprec_at_recall_{level:3.2f}"])}
@@ -230,30 +231,6 @@ def topic_overview(collection: Collection) -> list[dict]:
     return rows
 
 
-@dataclass(frozen=True)
-class JudgedFigures:
-    """How much of a pool is judged, per topic and in all: the one source of every "judged" figure the
-    pages show (overview, pool page, leaderboard, topic pages).
-
-    A (topic, document) is *judged* when it has a judgment record: a grade or "cannot judge", by any
-    assessor, imported qrels included (what makes a topic fully judged, :mod:`judging.completeness`).
-
-    - ``judged_in_pool``: pooled documents judged; ``percent_in_pool`` = judged_in_pool / pooled;
-    - ``judgments``: judged documents of the topics, pooled or not (earlier qrels often judge documents
-      outside this pool).
-    """
-
-    pool: str | None
-    topics: dict[str, dict]   # qid -> {"pooled", "judged_in_pool", "judgments"}, topics in natural order
-    pooled: int
-    judged_in_pool: int
-    judgments: int
-
-    @property
-    def percent_in_pool(self) -> int:
-        return round(100 * self.judged_in_pool / self.pooled) if self.pooled else 0
-
-
 @cache.reads
 def judged_figures(collection: Collection, pool_name: str | None = None) -> JudgedFigures:
     """:class:`JudgedFigures` of the pool ``pool_name`` (default: the main pool, as the leaderboard uses)."""
@@ -261,38 +238,12 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
     info = snap.main_pool if pool_name is None else next((p for p in snap.pools if p.name == pool_name), None)
     key = (snap.version, "judged figures", None if info is None else info.name)
     def compute() -> JudgedFigures:
-        stored = board.stored_figure(collection, "judged_figures") if pool_name is None else None
+        stored = board_files.stored_figure(collection, "judged_figures") if pool_name is None else None
         if stored is not None:  # the board job read them at this version
             return JudgedFigures(**stored)
-        return _judged_figures(collection, None if info is None else info.pool)
+        return pool_figures(collection, None if info is None else info.pool)
 
     return cache.cached(key, compute)
-
-
-def _judged_figures(collection: Collection, pool, topics: list[str] | None = None) -> JudgedFigures:
-    """The figures of the pool (of ``topics`` only, if given: a slice a part of a split job reads alone)."""
-    counts = scoring.judged_counts(collection, [] if pool is None else [pool.pk], topics)
-    figures = {q: {"pooled": c.pooled, "judged_in_pool": c.judged_in_pool, "judgments": c.judged}
-               for q, c in counts.items()}
-    return JudgedFigures(pool=None if pool is None else pool.name,
-                         topics={q: figures[q] for q in S.sorted_topics(figures)},
-                         pooled=sum(c.pooled for c in counts.values()),
-                         judged_in_pool=sum(c.judged_in_pool for c in counts.values()),
-                         judgments=sum(c.judged for c in counts.values()))
-
-
-def main_pool_figures(collection: Collection, topics: list[str]) -> JudgedFigures:
-    """:func:`judged_figures` of the main pool on ``topics`` alone (:func:`joined_figures` puts slices together)."""
-    info = snapshot.snapshot(collection).main_pool
-    return _judged_figures(collection, None if info is None else info.pool, topics)
-
-
-def joined_figures(parts: list[JudgedFigures]) -> JudgedFigures:
-    """The figures of every topic from their values on slices of the topics (each topic in one)."""
-    topics = {q: v for part in parts for q, v in part.topics.items()}
-    return JudgedFigures(pool=parts[0].pool, topics={q: topics[q] for q in S.sorted_topics(topics)},
-                         pooled=sum(p.pooled for p in parts), judged_in_pool=sum(p.judged_in_pool for p in parts),
-                         judgments=sum(p.judgments for p in parts))
 
 
 @cache.reads
@@ -301,7 +252,7 @@ def assessor_names(collection: Collection) -> list[str]:
     from the version's stored board when its job wrote one (:mod:`evaluation.board`), else from the
     judgments."""
     def compute() -> list[str]:
-        stored = board.current(collection, DEFAULT_POLICY)
+        stored = board_files.current(collection, DEFAULT_POLICY)
         if stored is not None and "assessors" in stored.meta:
             return list(stored.meta["assessors"])
         return judging_assessor_names(collection)

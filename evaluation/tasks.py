@@ -8,11 +8,16 @@ from django.conf import settings
 from django.urls import reverse
 from django_tasks import task
 
-from evaluation import board, board_extras, cache, release
+from evaluation import board, board_extras, board_files, board_store, cache, release
+from evaluation.board_topics import board_part as compute_board_part
+from evaluation.board_topics import board_sections, build_joined, joined_figures
+from evaluation.planner import budget_plan, judging_cost
 from evaluation.report import evaluation_report, report_joined, report_section, report_sections
-from evaluation.scoring import EvaluationError
+from evaluation.reusability import stored_leave_one_out
+from evaluation.scoring import EvaluationError, normalise_policy
+from judging.policies import DEFAULT_POLICY
 from workbench import jobs, subjobs
-from workbench.models import Job
+from workbench.models import Collection, Job
 
 
 @task()
@@ -52,17 +57,12 @@ def _stored_here(collection, policy: str) -> bool:
     """:func:`_stored`, asked only where boards are on this machine's disk: with files in a bucket the planner
     splits without waiting on the bucket (a planner that hangs on storage before its job is running is taken
     for a dead worker)."""
-    from evaluation import board_store
-
     return not board_store.shared() and _stored(collection, policy)
 
 
 def _stored(collection, policy: str) -> bool:
     """Whether the version's board job stored what the report holds (the scores, leave-one-out by run and by
     team): one worker then reads it in seconds, where parts would compute it all again."""
-    from evaluation.reusability import stored_leave_one_out
-    from evaluation.scoring import normalise_policy
-
     try:
         policy = normalise_policy(policy)
     except EvaluationError:
@@ -116,8 +116,6 @@ jobs.recovery(evaluate_collection, retry=True)  # a planner that died: planned a
 @task()
 def plan_budget(job_id: int) -> None:
     """The budget plan of the job's collection (``evaluation.planner``), kept in the job's result for its page."""
-    from evaluation.planner import budget_plan, judging_cost
-
     with jobs.running(job_id) as progress:
         job: Job = progress.job
         progress.step("ranking the runs at subsampled pool depths and topics")
@@ -137,8 +135,6 @@ def build_board(job_id: int) -> None:
     (:func:`evaluation.board.build`); a policy that cannot be evaluated yet is reported, not failed. With
     ``JOB_PARTS`` > 1, each policy whose board is not stored is split by topic into parts any worker claims
     (:mod:`evaluation.board_topics`), joined by :func:`join_board`."""
-    from evaluation.board_topics import board_sections
-
     shares = int(getattr(settings, "JOB_PARTS", 1) or 1)
     job = Job.objects.get(pk=job_id)
     if job.parts.exists():  # a planner retried after it split the job: its parts go on
@@ -159,8 +155,6 @@ def _policies(job: Job) -> list[str]:
 def _boards(progress: jobs.Progress, joined: dict, extras: dict | None = None) -> None:
     """Each policy's board: from its parts' outputs when ``joined`` has them (with the figures, under
     ``None``, and the extras' parts' outputs in ``extras``), else as one worker builds it."""
-    from evaluation.board_topics import build_joined
-
     job: Job = progress.job
     policies = _policies(job)
     written, skipped = [], {}
@@ -185,8 +179,6 @@ def _boards(progress: jobs.Progress, joined: dict, extras: dict | None = None) -
 @task(takes_context=True)
 def board_part(context, job_id: int) -> None:
     """One part of a split board job (:func:`build_board`)."""
-    from evaluation.board_topics import board_part as compute
-
     with subjobs.part(job_id, context) as progress:
         if progress is None:
             return
@@ -197,7 +189,7 @@ def board_part(context, job_id: int) -> None:
                 if "topics" in job.params else f"the {', '.join(job.params['extras'])} ({job.params['policy']})"
                 if "extras" in job.params else "the assessors, and infAP where the pool was sampled")
         progress.step(f"part {job.params['part'] + 1} of {parent.total}: {what}")
-        subjobs.keep(progress, compute(job.collection, job.params))
+        subjobs.keep(progress, compute_board_part(job.collection, job.params))
 
 
 @task(takes_context=True)
@@ -206,8 +198,6 @@ def join_board(context, job_id: int) -> None:
     job = Job.objects.get(pk=job_id)
     if job.finished or subjobs.superseded(job, context):
         return
-    from evaluation.board_topics import joined_figures
-
     with jobs.running(job_id) as progress:
         job = progress.job
         progress.step("joining the parts")
@@ -226,6 +216,24 @@ def join_board(context, job_id: int) -> None:
 
 subjobs.recovery(board_part, join_board)
 jobs.recovery(build_board, retry=True)  # a planner that died: planned again (its parts, if any, kept)
+
+
+def request_board(collection: Collection, policies: list[str] | None = None) -> Job:
+    """Queue a board job for the collection (the version current when it runs), unless one is queued already
+    (a burst of changes gives one job); ``policies`` (default: the default policy) are added to a queued job's.
+    Asked by what changed the collection, once its write is committed (:mod:`evaluation.apps`), never by a
+    page."""
+    wanted = list(policies or [DEFAULT_POLICY])
+    job = Job.objects.filter(collection=collection, kind=board_files.KIND, status=Job.Status.QUEUED
+                             ).order_by("-id").first()
+    if job is not None:
+        missing = [p for p in wanted if p not in job.params.get("policies", [])]
+        if not missing:
+            return job
+        job.params = {**job.params, "policies": [*job.params.get("policies", []), *missing]}
+        job.save(update_fields=["params"])
+        return job
+    return jobs.job_start(build_board, kind=board_files.KIND, collection=collection, params={"policies": wanted})
 
 
 @task()

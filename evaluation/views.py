@@ -12,7 +12,7 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import board_pages, plots, pool_estimates, release, scoring, selectors, tables
+from evaluation import board_pages, plots, pool_estimates, release, scores, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -163,7 +163,7 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
     policy = POLICIES.parse(policy)
     test = TEST_CHOICES.parse(request.GET.get("test"), default=TEST_CHOICES.default)
     correction = CORRECTION_CHOICES.parse(request.GET.get("correction"), default=CORRECTION_CHOICES.default)
-    done = scoring.completeness(collection)
+    done = scores.completeness(collection)
     topics = tables.TOPIC_SCOPES.parse(request.GET.get("topics"),
                                 default="complete" if done.has_partial and done.complete else "all")
     scoped = policy + scoring.COMPLETE if topics == "complete" else policy

@@ -18,6 +18,7 @@ from workbench.bulk import insert_columns
 from workbench.formats import FormatError, read_qrels
 from workbench.models import Collection
 from workbench.services import ImportRefused
+from workbench.signals import collection_changed
 from workbench.textfiles import first_line_matching
 
 
@@ -89,6 +90,7 @@ def qrels_import(*, collection: Collection, source: str | Path, assessor: str | 
     with transaction.atomic():
         summary = _write_qrels(collection, frame, topics, assessor)
         propagation_sync_all(collection)  # imported grades propagate inside accepted near-duplicate classes
+        collection_changed.send(sender=Judgment, collection_id=collection.pk)  # rows written without post_save
         return summary
 
 

@@ -9,6 +9,8 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from evaluation import board_files
+from evaluation.leaderboard import board_covers, from_board
 from evaluation.scoring import EvaluationError
 from evaluation.selectors import leaderboard, leave_one_out, run_report
 from judging.models import Judgment
@@ -69,19 +71,14 @@ def pooled_tags(track: Track) -> set[str]:
 
 def _judged_at_10(track: Track, tags: list[str]) -> dict[str, float]:
     """judged@10 of these runs once judging has started (the share of each run's top 10 judged), from the
-    stored board (the current version's, else the newest while the board job it asks for runs: a run that
-    board does not hold has none until then). Never an evaluation of every run inside the team's page: that
-    cost the web worker about 130 MB at 150 runs when the board job had not finished yet."""
-    from evaluation import board as boards
-    from evaluation.leaderboard import board_covers, from_board
-
+    stored board (the current version's, else the newest while the board job the last change asked for runs: a
+    run that board does not hold has none until then). Never an evaluation of every run inside the team's page:
+    that cost the web worker about 130 MB at 150 runs when the board job had not finished yet. A page never
+    asks for a board."""
     if not tags or not Judgment.objects.filter(collection=track.collection).exists():
         return {}
     policy = "adjudicated"
-    stored = boards.current(track.collection, policy)
-    if stored is None:  # queued (once) for the version; where jobs run at once it is written already
-        boards.request_board(track.collection, [policy])
-        stored = boards.current(track.collection, policy) or boards.latest(track.collection, policy)
+    stored = board_files.current(track.collection, policy) or board_files.latest(track.collection, policy)
     known = [] if stored is None else [t for t in tags if t in stored.scores]
     if not known or not board_covers(["P.10"], stored):
         return {}

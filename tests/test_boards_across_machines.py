@@ -34,7 +34,7 @@ EXPECTED = """
 import json
 from evaluation import scoring
 from workbench.models import Collection
-scores = scoring.evaluate(Collection.objects.get(slug="robust"), use_board=False)
+scores = scoring.evaluate(Collection.objects.get(slug="robust"))
 print(json.dumps({tag: s.aggregate["map"] for tag, s in scores.items()}))
 """
 

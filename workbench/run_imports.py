@@ -26,6 +26,7 @@ from workbench.formats import FormatError, read_run
 from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Run, RunData
 from workbench.refusals import ImportRefused
+from workbench.signals import collection_changed
 
 __all__ = ["CheckedRun", "ImportedRun", "RunSpec", "checked_bytes", "checked_runs", "runs_adopt", "runs_check",
            "runs_import", "runs_stage",
@@ -232,6 +233,7 @@ def runs_adopt(collection: Collection, slugs: Sequence[str], checked: Sequence[C
         Run.objects.bulk_update(runs, ["collection", "team", "description", "contributes", "pool_priority",
                                        "run_type"], batch_size=500)
         Collection.all_objects.filter(slug__in=list(slugs), staging=True).delete()
+        collection_changed.send(sender=Run, collection_id=collection.pk)  # bulk_update sends no post_save
     return [ImportedRun(run=run, warnings=item.warnings, metadata=item.metadata)
             for run, item in zip(runs, checked, strict=True)]
 

@@ -187,14 +187,14 @@ def _boards(collection, tmp: Path, args, env: dict, rows: list) -> None:
     """The leaderboard's first page after the judgments waits for the board job (scores and the results
     pages' extras, leave-one-out among them): with one worker and with two, the stored files removed in
     between (a board job that finds its board stored does nothing); the same board each time."""
-    from evaluation import board, board_extras, board_store
+    from evaluation import board, board_extras, board_store, tasks
 
     def once(workers: int, attempt: int):
         for folder in (str(collection.pk), f"{collection.pk}/extras"):
             for name in board_store.names(folder):
                 board_store.delete(name)
         seconds, _, section = _run(None, "board", collection, {}, workers, tmp, env,
-                                   start=lambda: board.request_board(collection, ["adjudicated"]))
+                                   start=lambda: tasks.request_board(collection, ["adjudicated"]))
         stored = board.current(collection, "adjudicated")
         return seconds, section, ({tag: (s.aggregate, {n: list(v) for n, v in s.values.items()})
                                    for tag, s in stored.scores.items()}, stored.meta,

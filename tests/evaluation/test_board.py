@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from evaluation import board, cache, scoring, snapshot
+from evaluation import board, cache, scoring, snapshot, tasks
 from evaluation.engine import ranking
 from judging.models import Judgment
 from tests.evaluation.tracks import QRELS, RANKINGS, build_track, write_qrels
@@ -53,9 +53,10 @@ def test_the_board_equals_trec_eval_for_every_run_topic_and_measure(tmp_path, tr
 
 
 def test_the_leaderboard_page_reads_the_board_and_ranks_nothing(client, organizer, track, monkeypatch):
-    client.force_login(organizer)
-    first = client.get(PAGE + "?_export=json").json()   # no board yet: the page asks for it (the job runs at once)
+    tasks.request_board(track)  # what the service that changed the collection asks (the job runs at once)
     assert Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.DONE).count() == 1
+    client.force_login(organizer)
+    first = client.get(PAGE + "?_export=json").json()
     cache.clear_caches()                                 # a fresh web worker
     monkeypatch.setattr(ranking, "rank_runs", _refuse)
     monkeypatch.setattr(scoring, "rank_runs", _refuse)
@@ -64,7 +65,7 @@ def test_the_leaderboard_page_reads_the_board_and_ranks_nothing(client, organize
     assert {r["run"]: r["measures"]["map"] for r in again["runs"]}["alpha"] == pytest.approx(0.5)
     page = client.get(PAGE)
     assert page.status_code == 200 and "Updating" not in page.content.decode()
-    assert Job.objects.filter(collection=track, kind=board.KIND).count() == 1  # one job per version
+    assert Job.objects.filter(collection=track, kind=board.KIND).count() == 1  # a page asks for none
 
 
 def _refuse(*args, **kwargs):
@@ -77,13 +78,17 @@ def _queue_only(settings):
 
 
 def test_while_the_job_runs_the_page_shows_the_previous_board_marked_updating(client, organizer, track,
-                                                                             settings):
+                                                                             settings,
+                                                                             django_capture_on_commit_callbacks):
+    tasks.request_board(track)
     client.force_login(organizer)
     before = client.get(PAGE + "?_export=json").json()
     _queue_only(settings)
+    settings.BOARD_ON_CHANGE = True
     topic = track.topics.get(qid="301")
-    Judgment.objects.create(collection=track, topic=topic, docno="c", grade=1, assessor="nist",
-                            source=Judgment.Source.IMPORT)
+    with django_capture_on_commit_callbacks(execute=True):  # the judgment asks for the board once committed
+        Judgment.objects.create(collection=track, topic=topic, docno="c", grade=1, assessor="nist",
+                                source=Judgment.Source.IMPORT)
     cache.clear_caches()
     page = client.get(PAGE).content.decode()
     assert "Updating" in page and 'id="board-updating"' in page
@@ -93,6 +98,7 @@ def test_while_the_job_runs_the_page_shows_the_previous_board_marked_updating(cl
 
 def test_with_no_board_at_all_the_page_says_it_is_being_computed(client, organizer, track, settings):
     _queue_only(settings)
+    tasks.request_board(track)
     client.force_login(organizer)
     for _ in range(2):
         response = client.get(PAGE)
@@ -103,7 +109,8 @@ def test_with_no_board_at_all_the_page_says_it_is_being_computed(client, organiz
     assert download.status_code == 503 and download["Retry-After"] == "5"
 
 
-def test_a_collection_without_judgments_is_refused_in_one_line_and_queues_one_job(client, organizer, tmp_path):
+def test_a_collection_without_judgments_is_refused_in_one_line_and_the_page_queues_no_job(client, organizer,
+                                                                                         tmp_path):
     from tests import factories
     from tests.evaluation.tracks import run
 
@@ -115,7 +122,7 @@ def test_a_collection_without_judgments_is_refused_in_one_line_and_queues_one_jo
     for _ in range(2):
         response = client.get(PAGE)
         assert response.status_code == 400 and "no judgments" in response.content.decode()
-    assert Job.objects.filter(kind=board.KIND).count() == 1
+    assert not Job.objects.filter(kind=board.KIND).exists()
 
 
 def test_the_stored_board_is_dictionary_encoded_parquet_and_read_back_whole(track):
@@ -125,7 +132,7 @@ def test_the_stored_board_is_dictionary_encoded_parquet_and_read_back_whole(trac
     schema = pq.read_schema(path)
     assert str(schema.field("tag").type).startswith("dictionary")
     stored = board.read(path)
-    live = scoring.evaluate(track, use_board=False)
+    live = scoring.evaluate(track)
     for tag, s in live.items():
         assert stored.scores[tag].qids == s.qids
         assert stored.scores[tag].aggregate == pytest.approx(s.aggregate)
@@ -161,3 +168,21 @@ def test_a_new_judgment_queues_the_board_job_once_committed(track, settings, dja
                                     source=Judgment.Source.IMPORT)
     queued = Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.QUEUED)
     assert queued.count() == 1 and queued.get().params["policies"] == ["adjudicated"]
+
+
+def test_a_qrels_import_queues_the_board_job_once_committed_and_a_page_queues_none(
+        client, organizer, track, settings, tmp_path, django_capture_on_commit_callbacks):
+    """A qrels import writes its judgments in bulk (no post_save): its service asks for the board itself."""
+    from judging.services import qrels_import
+
+    _queue_only(settings)
+    settings.BOARD_ON_CHANGE = True
+    client.force_login(organizer)
+    assert client.get(PAGE).status_code == 200  # no board and no job: evaluated in the request
+    assert not Job.objects.filter(kind=board.KIND).exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        qrels_import(collection=track, source=write_qrels(tmp_path / "more.txt", {("302", "h"): 1}), assessor="nist")
+    queued = Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.QUEUED)
+    assert queued.count() == 1
+    assert "being computed" in client.get(PAGE).content.decode()
+    assert queued.count() == 1

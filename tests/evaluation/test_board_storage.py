@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import board, board_extras, board_store, cache, scoring
+from evaluation import board, board_extras, board_store, cache, scoring, tasks
 from evaluation.engine import ranking
 from evaluation.tasks import build_board
 from judging.models import Judgment
@@ -71,14 +71,15 @@ def test_a_board_built_by_a_worker_is_served_by_a_web_process_that_shares_no_dis
         client, organizer, tmp_path, machines, monkeypatch):
     web = machines("web")
     track = build_track(tmp_path)
+    tasks.request_board(track)  # what the imports' services ask once committed
     client.force_login(organizer)
-    assert "being computed" in client.get(PAGE).content.decode()  # no board yet: a job is queued
+    assert "being computed" in client.get(PAGE).content.decode()  # no board yet: the job is queued
     _run_queued_board_job(machines)
     version = board.version_key(cache.version(track))
     stored = machines.keys(f"boards/{track.pk}/")
     assert f"boards/{track.pk}/{version}.adjudicated.parquet" in stored
     assert f"boards/{track.pk}/extras/{version}.adjudicated.curves.parquet" in stored
-    expected = {tag: s.aggregate["map"] for tag, s in scoring.evaluate(track, use_board=False).items()}
+    expected = {tag: s.aggregate["map"] for tag, s in scoring.evaluate(track).items()}
 
     web = machines("web")
     assert _files(web) == []
@@ -95,7 +96,7 @@ def test_a_board_built_by_a_worker_is_served_by_a_web_process_that_shares_no_dis
 
 def test_a_rebuilt_board_replaces_the_one_a_web_process_had_read(client, organizer, tmp_path, machines):
     track = build_track(tmp_path)
-    board.request_board(track)
+    tasks.request_board(track)
     _run_queued_board_job(machines)
     web = machines("web")
     client.force_login(organizer)
@@ -106,12 +107,13 @@ def test_a_rebuilt_board_replaces_the_one_a_web_process_had_read(client, organiz
     for docno in ("a", "b", "c", "d"):  # what alpha retrieves first, now relevant
         Judgment.objects.create(collection=track, topic=topic, docno=docno, grade=2, assessor="nist",
                                 source=Judgment.Source.IMPORT)
+    tasks.request_board(track)  # what the judgments ask once committed
     page = client.get(PAGE).content.decode()
     assert 'id="board-updating"' in page  # the old board, marked, while the worker computes the new one
     assert _maps(client.get(PAGE + "?_export=json")) == before
     _run_queued_board_job(machines, fresh=False)
     new = board.version_key(cache.version(track))
-    expected = {tag: s.aggregate["map"] for tag, s in scoring.evaluate(track, use_board=False).items()}
+    expected = {tag: s.aggregate["map"] for tag, s in scoring.evaluate(track).items()}
     assert new != old and expected != pytest.approx(before)
 
     machines("web", fresh=False)  # the web process goes on: the old board in its memory and on its disk
@@ -154,7 +156,7 @@ def test_the_policies_of_the_stored_boards_are_known_to_every_process_once_their
     track = build_track(tmp_path)
     machines("web")
     assert board.known_policies(track) == ["adjudicated"]
-    board.request_board(track, ["adjudicated", "majority"])
+    tasks.request_board(track, ["adjudicated", "majority"])
     assert board.known_policies(track) == ["adjudicated"]  # queued: nothing stored yet
     _run_queued_board_job(machines)
     machines("web", fresh=False)

@@ -58,13 +58,16 @@ def test_participants_are_refused_organizer_assessor_and_results_pages(client, t
     assert client.get("/").url == "/participate/"
 
 
-def test_results_are_shown_only_once_released_and_only_the_teams_own(client, track, teams, submitted, tmp_path):
+def test_results_are_shown_only_once_released_and_only_the_teams_own(client, track, teams, submitted, tmp_path,
+                                                                    settings, django_capture_on_commit_callbacks):
     from judging.services import qrels_import
     from pooling.services import pool_build
 
     pool_build(collection=track.collection, depth=2, runs_per_team=1)
     (tmp_path / "q.txt").write_text("301 0 d1 1\n301 0 d3 1\n302 0 d5 1\n303 0 d9 0\n")
-    qrels_import(collection=track.collection, source=tmp_path / "q.txt")
+    settings.BOARD_ON_CHANGE = True
+    with django_capture_on_commit_callbacks(execute=True):  # the import asks for the board (the job runs at once)
+        qrels_import(collection=track.collection, source=tmp_path / "q.txt")
     client.force_login(teams["red"][1])
     slug = track.collection.slug
     runs = client.get(f"/participate/{slug}/").context["runs"]
