@@ -12,20 +12,19 @@ parts each run :func:`machine_judge_run` on their topics, recording under the jo
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pandas as pd
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
-from judging.machine import JUDGES, judge_class
+from judging.machine import JUDGES
 from judging.machine.base import JudgeError, Pair, Scale, Verdict
 from judging.machine.calibration import Calibration, fit, topic_z
 from judging.machine.injection import instruction_signs
+from judging.machine_endpoints import endpoint_choices, given_config, judge_instance, merged_config
 from judging.models import Judgment, MachineJudge, MachineVerdict
 from judging.policies import HUMAN
 from judging.qrels import qrels
@@ -37,8 +36,6 @@ __all__ = ["FLAGGED", "MachineJobCancelled", "MachineRunSummary", "endpoint_choi
            "machine_job_cancelled", "machine_job_line", "machine_job_start", "machine_judge_ensure", "machine_judge_run",
            "machine_plan", "scale_of"]
 
-#: configuration keys never stored: a key comes from the environment when the job runs
-_SECRET_WORDS = ("key", "token", "secret", "password")
 #: how often (verdicts) the job looks for a cancel and reports progress (that also at least every 10% of its pairs)
 REPORT_EVERY = 10
 #: how a verdict left to the humans begins its line (the document's text reads as instructions to a judge)
@@ -71,60 +68,26 @@ def scale_of(collection: Collection) -> Scale:
                  guidelines=collection.guidelines)
 
 
-def endpoint_choices() -> dict[str, list[str]]:
-    """The chat endpoints the deployment declares (``JUDGE_ENDPOINTS``): name -> its models."""
-    return {name: list(entry["models"]) for name, entry in (getattr(settings, "JUDGE_ENDPOINTS", None) or {}).items()}
-
-
-def _runtime(config: dict) -> tuple[dict, str | None]:
-    """A chat judge's stored configuration as it runs: a declared ``endpoint`` gives the base URL and the key (from
-    the variable it names, none otherwise); a ``base_url`` (given on the server's command line) keeps
-    ``OPENAI_API_KEY``. The deployment's limits apply to both. Returns (configuration, key)."""
-    config = {**config, "deadline": settings.JUDGE_REQUEST_DEADLINE, "max_reply_bytes": settings.JUDGE_REPLY_MAX_BYTES}
-    name = config.pop("endpoint", None)
-    if name is None:
-        return config, None
-    declared = (getattr(settings, "JUDGE_ENDPOINTS", None) or {}).get(name)
-    if declared is None:
-        raise JudgeError(f"endpoint {name!r} is not one this deployment declares (JUDGE_ENDPOINTS)")
-    if config.get("model") not in declared["models"]:
-        raise JudgeError(f"endpoint {name!r} serves {', '.join(declared['models'])}, not {config.get('model')!r}")
-    key = os.environ.get(declared["key_env"], "") if declared["key_env"] else ""
-    return {**config, "base_url": declared["base_url"]}, key
-
-
-def judge_instance(kind: str, config: dict, collection: Collection):
-    """The judge of ``kind`` with a stored ``config``, ready to run (a chat judge's endpoint resolved)."""
-    if "endpoint" in config or "base_url" in config:
-        runtime, key = _runtime(config)
-        return judge_class(kind)(runtime, scale=scale_of(collection), key=key)
-    return judge_class(kind)(config, scale=scale_of(collection))
-
-
 def machine_judge_ensure(*, collection: Collection, name: str, kind: str, config: dict | None = None) -> MachineJudge:
     """The collection's machine judge of that name, created (with its user) the first time; a new
     configuration replaces the stored one (an ``endpoint`` replaces a ``base_url`` and the other way round).
     Anything that looks like a key is refused, never stored."""
     kind = JUDGES.parse(kind)
-    config = {k: v for k, v in (config or {}).items() if v not in (None, "")}
-    secret = [k for k in config if any(word in k.lower() for word in _SECRET_WORDS)]
-    if secret:
-        raise JudgeError(f"option {secret[0]!r} looks like a secret: give the key in the environment, never as an "
-                         f"option")
+    config = given_config(config)
+    scale = scale_of(collection)
     with transaction.atomic():
         judge = MachineJudge.objects.filter(collection=collection, name=name).first()
         if judge is None:
-            judge_instance(kind, config, collection)  # checks the options before anything is stored
+            judge_instance(kind, config, scale)  # checks the options before anything is stored
             username = f"machine:{collection.slug}:{name}"[:150]
             user = get_user_model().objects.create_user(username=username, password=None)
             return MachineJudge.objects.create(collection=collection, name=name, kind=kind, user=user, config=config)
         if judge.kind != kind:
             raise JudgeError(f"machine judge {name!r} is a {judge.kind} judge: choose another name for a {kind} judge")
-        replaced = {"endpoint": "base_url", "base_url": "endpoint"}
-        kept = {k: v for k, v in judge.config.items() if not any(replaced.get(n) == k for n in config)}
-        judge_instance(kind, {**kept, **config}, collection)
-        if config and {**kept, **config} != judge.config:
-            judge.config = {**kept, **config}
+        merged = merged_config(judge.config, config)
+        judge_instance(kind, merged, scale)
+        if merged != judge.config:
+            judge.config = merged
             judge.save(update_fields=["config"])
         return judge
 
@@ -279,7 +242,7 @@ def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None
     tally = _Tally(sum(len(t) for t in mine), 0)
     tally.already = tally.total - len(wanted)
     if wanted:
-        instance = judge_instance(judge.kind, judge.config, judge.collection)
+        instance = judge_instance(judge.kind, judge.config, scale_of(judge.collection))
         calibration = _calibration(judge, instance, every, job)
         if calibration is not None:
             instance.calibration = calibration
@@ -307,7 +270,7 @@ def machine_plan(*, judge: MachineJudge, pool: Pool, job: Job) -> list[tuple[str
     left = [(pairs[0].qid, sum((p.qid, p.docno) in wanted for p in pairs)) for pairs in topics]
     left = [(qid, n) for qid, n in left if n]
     if len(left) > 1:
-        _calibration(judge, judge_instance(judge.kind, judge.config, judge.collection), topics, job)
+        _calibration(judge, judge_instance(judge.kind, judge.config, scale_of(judge.collection)), topics, job)
     return left
 
 

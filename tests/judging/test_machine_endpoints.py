@@ -117,3 +117,20 @@ def test_a_machine_judge_start_counts_towards_the_person_s_start_limit(client, d
     assert refused.status_code == 429 and "the most one person may start is 1" in refused.content.decode()
     job = Job.objects.get()
     assert job.started_by == staff and job.task_id  # started as every job is: its task's id kept
+
+
+def test_a_base_url_stored_by_the_web_before_endpoints_were_declared_is_never_used(db, keys, settings):
+    from judging.machine_services import machine_job_for
+    from judging.tasks import machine_judge
+
+    collection, pool = machine_collection()
+    settings.JUDGE_ENDPOINTS = {}
+    with Stub() as elsewhere:
+        user = User.objects.create_user("machine:old")
+        judge = MachineJudge.objects.create(collection=collection, name="gpt", kind="openai", user=user,
+                                            config={"base_url": elsewhere.url, "model": "tiny"})  # as it was stored
+        job, _ = machine_job_for(judge=judge, pool=pool)
+        machine_judge.call(job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED and "was not given on the server's command line" in job.error
+    assert elsewhere.seen == []

@@ -10,7 +10,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from judging import machine_services
+from judging import machine_endpoints, machine_services
 from judging.models import Judgment, MachineJudge, MachineVerdict
 from pooling.models import Pool, PoolEntry
 from tests import factories
@@ -49,7 +49,7 @@ def _judge(pool, server, *extra) -> str:
 @pytest.fixture
 def fast_retries(monkeypatch):
     """Back-off of 50 ms and two retries, so that the failing cases settle in about a second."""
-    real = machine_services.judge_class
+    real = machine_endpoints.judge_class
 
     def quick(kind):
         cls = real(kind)
@@ -57,7 +57,7 @@ def fast_retries(monkeypatch):
         def make(config, **kwargs):
             return cls({**config, "retries": 2, "backoff": 0.05}, **kwargs)
         return make
-    monkeypatch.setattr(machine_services, "judge_class", quick)
+    monkeypatch.setattr(machine_endpoints, "judge_class", quick)
 
 
 def test_each_reply_is_recorded_as_it_should_be(pool, server, fast_retries, monkeypatch):
