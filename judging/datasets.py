@@ -78,6 +78,10 @@ def dataset_import(*, collection: Collection, location: str, split: str = "test"
             documents = corpus_reference_index(reference=reference, progress=progress)
             topic_summary = topics_import(collection=collection, source=topics, replace=True)
             judged = qrels_import(collection=collection, source=qrels, assessor=assessor) if qrels else None
+        except ImportRefused as exc:  # the files written here named as the dataset's, not by the server's folder
+            corpus_reference_remove(reference=reference)
+            raise ImportRefused([str(p).replace(f"{scratch}/", f"{location.strip()[:200]}: ") for p in exc.problems]
+                                ) from None
         except Exception:
             corpus_reference_remove(reference=reference)
             raise

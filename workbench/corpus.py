@@ -76,20 +76,34 @@ def _checked_location(location: str, format: str | None) -> str:
 
 
 def location_refusal(location: str) -> str | None:
-    """Why the console may not use ``location`` (a path outside ``CORPUS_DIRS``), or None. The commands, run by
-    someone with the machine's shell, may name any file."""
+    """Why the console may not use ``location`` (a path outside ``CORPUS_DIRS``), or None: the path and, for a
+    BEIR folder, each of its files resolved on its own (a link out of ``CORPUS_DIRS`` is outside). The commands,
+    run by someone with the machine's shell, may name any file."""
     if kind_of(location) == "irds":
         return None
     allowed = [Path(d).expanduser().resolve() for d in settings.CORPUS_DIRS]
     if not allowed:
         return "Corpus files are not enabled here: set CORPUS_DIRS to the server folders that hold corpora."
     try:
-        path = Path(location).expanduser().resolve()
+        path = Path(location).expanduser()
+        paths = [p.resolve() for p in (path, *_folder_files(path))]
     except (OSError, ValueError, RuntimeError) as exc:
         return f"{location[:200]}: not a usable path ({exc})"
-    if not any(path == root or root in path.parents for root in allowed):
+    if not all(any(p == root or root in p.parents for root in allowed) for p in paths):
         return f"Only files under {', '.join(map(str, allowed))} (CORPUS_DIRS) can be used."
     return None
+
+
+def _folder_files(path: Path) -> list[Path]:
+    """A BEIR folder's files (corpus, queries, every qrels split), each checked on its own where it leads."""
+    try:
+        if not path.is_dir():
+            return []
+    except (OSError, ValueError):  # a name too long, a NUL byte: reading it says so, not this check
+        return []
+    qrels = path / "qrels"
+    return [path / "corpus.jsonl", path / "queries.jsonl", qrels,
+            *(sorted(qrels.glob("*.tsv")) if qrels.is_dir() else [])]
 
 
 def corpus_reference_add(*, collection: Collection, location: str, format: str | None = None) -> CorpusReference:

@@ -31,6 +31,9 @@ def resolve(location: str | os.PathLike) -> str:
         path = _path(location).expanduser()
         if path.is_dir():
             path = path / "corpus.jsonl"
+            if path.is_symlink():  # a folder stands for its own file, never one a link leads to
+                raise FormatError([f"{shown}: corpus.jsonl is a link; a BEIR folder's files must be plain files "
+                                   "inside it (links are not followed)"])
         if not path.is_file():
             raise FormatError([f"{shown}: no such file on this machine."])
         with open_raw(path) as handle:

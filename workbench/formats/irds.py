@@ -58,6 +58,9 @@ def offline(location: str):
     except RemoteFileRefused as exc:
         raise FormatError([f"{location}: a file of this dataset is not on this machine ({exc}); the workbench "
                            "never downloads: put the dataset's files under IR_DATASETS_HOME first"]) from None
+    except OSError as exc:  # its own files: the reason, never the server's path
+        raise FormatError([f"{location}: a file of this dataset cannot be read ({exc.strerror or type(exc).__name__})"
+                           ]) from None
 
 
 def load(location: str):
@@ -84,6 +87,16 @@ def _local_docs_path(dataset) -> str | None:
         return None
 
 
+def _under_home(path: str | os.PathLike, location: str) -> str:
+    """``path`` as named under ir_datasets' home, from the dataset's own folder (``vaswani/docs.txt``), never
+    the server's folders above it."""
+    parts = Path(path).parts
+    top = (dataset_id(location) or "").split("/")[0]
+    if top and top in parts:
+        return "/".join(parts[len(parts) - 1 - parts[::-1].index(top):])
+    return Path(path).name
+
+
 def check_local(location: str) -> int:
     """The number of documents of ``irds:ID`` (0 if ir_datasets does not know), after checking that they are on
     this machine."""
@@ -92,8 +105,8 @@ def check_local(location: str) -> int:
         raise FormatError([f"{location}: this ir_datasets id has no documents"])
     path = _local_docs_path(dataset)
     if path is not None and not os.path.exists(path):
-        raise FormatError([f"{location}: its documents are not on this machine ({path} is missing; the workbench "
-                           "never downloads: put the files under IR_DATASETS_HOME first)"])
+        raise FormatError([f"{location}: its documents are not on this machine ({_under_home(path, location)} is missing "
+                           "under IR_DATASETS_HOME; the workbench never downloads: put the files there first)"])
     with offline(location):
         store = dataset.docs_store()
         build = getattr(store, "build", None)
@@ -150,14 +163,21 @@ def qrels_lines(location: str) -> Iterator[str]:
 
 
 def beir_files(folder: str | os.PathLike, split: str = "test") -> tuple[Path, Path, Path]:
-    """(corpus.jsonl, queries.jsonl, qrels/<split>.tsv) of a BEIR folder, each checked to exist."""
+    """(corpus.jsonl, queries.jsonl, qrels/<split>.tsv) of a BEIR folder, each checked to exist as a plain file
+    of the folder itself: a link (to a file, or a ``qrels`` folder that is a link) is refused, never followed
+    out of the folder (and so out of ``CORPUS_DIRS``)."""
     root = Path(folder)
     files = (root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv")
     for path in files:
         try:
+            linked = any(p.is_symlink() for p in (path, path.parent) if p != root)
             found = path.is_file()
-        except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+            inside = root.resolve() in path.resolve().parents
+        except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a NUL byte, a loop of links
             raise FormatError([f"{str(folder)[:200]}: cannot be read: {getattr(exc, 'strerror', None) or exc}"]) from None
+        if linked or (found and not inside):
+            raise FormatError([f"{folder}: {path.relative_to(root)} is a link or lies outside the folder; a BEIR "
+                               "folder's files must be plain files inside it (links are not followed)"])
         if not found:
             raise FormatError([f"{folder}: not a BEIR folder: {path.relative_to(root)} is missing"])
     return files
