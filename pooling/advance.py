@@ -106,7 +106,7 @@ def _topic_strategy(pool: Pool, qid: str, sequence: list[tuple[str, bool]]):
 def topic_status(pool: Pool, qid: str) -> dict | None:
     """A cal topic's stopping state and estimates (:meth:`.strategies.cal.CalPool.status`) after the
     judgments the pool was told so far; None for strategies without one."""
-    if not registry.get(pool.strategy).needs_corpus:
+    if not registry.get(pool.strategy).stops:
         return None
     offered = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
                    .values_list("docno", flat=True))
@@ -123,7 +123,7 @@ def topic_status(pool: Pool, qid: str) -> dict | None:
 
 def _store_status(pool: Pool, qid: str, strategy) -> dict | None:
     """Keep the topic's stopping state where every web process reads it (:class:`PoolTopicState`)."""
-    if not registry.get(pool.strategy).needs_corpus:
+    if not registry.get(pool.strategy).stops:
         return None
     status = json.loads(json.dumps(strategy.status(qid), default=numpy_scalar))
     PoolTopicState.objects.update_or_create(pool=pool, qid=qid, defaults={"status": status})

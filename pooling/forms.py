@@ -26,7 +26,7 @@ def param_field(p: Param) -> forms.Field:
               "initial": p.initial if p.initial is not None else p.default}
     if p.type in ("int", "float"):
         attrs = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
-        attrs["step"] = p.step or (1 if p.type == "int" else "any")
+        attrs["step"] = (p.step or 1) if p.type == "int" else "any"  # any decimal the bounds allow
         kind = forms.IntegerField if p.type == "int" else forms.FloatField
         return kind(widget=forms.NumberInput(attrs=attrs), error_messages={
             "invalid": f"{p.name} must be {'an integer' if p.type == 'int' else 'a number'}"}, **common)

@@ -220,8 +220,10 @@ def seed_from(value: int | None) -> int:
 @transaction.atomic
 def pool_topic_stop(*, pool: Pool, qid: str, reason: str = "") -> None:
     """Stop a cal pool's topic by hand: no new document is offered (one already offered stays to judge)."""
-    if not registry.get(pool.strategy).needs_corpus:
-        raise PoolRefused(f"pool {pool} ({pool.strategy}) has no topics to stop: only cal pools stop by topic")
+    declared = registry.STRATEGIES.get(pool.strategy)  # None: imported judgments
+    if declared is None or not declared.stops:
+        stopping = ", ".join(s.name for s in registry.STRATEGIES.values() if s.stops)
+        raise PoolRefused(f"pool {pool} ({pool.strategy}) has no topics to stop: only {stopping} pools stop by topic")
     if not pool.collection.topics.filter(qid=qid).exists():
         raise PoolRefused(f"no topic {qid!r} in collection {pool.collection.slug!r}")
     pool = Pool.objects.select_for_update().get(pk=pool.pk)

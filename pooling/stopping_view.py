@@ -30,7 +30,8 @@ def stopping_states(collection) -> list[dict]:
     recall estimate with its interval where the rule has a side sample."""
     out = []
     for pool in Pool.objects.filter(collection=collection).order_by("name"):
-        if not registry.is_adaptive(pool.strategy) or not registry.get(pool.strategy).needs_corpus:
+        declared = registry.STRATEGIES.get(pool.strategy)
+        if declared is None or not declared.stops:
             continue
         qids = sorted_topics(pool.params.get("budgets", {}))  # 1, 2, …, 10, as every other table
         # as each topic's last judgment left it; a topic never stored (a pool built before) is computed once

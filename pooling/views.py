@@ -16,6 +16,7 @@ from pooling.models import Pool
 from pooling.preview import pool_preview
 from pooling.services import pool_topic_stop, seed_from
 from pooling.stopping_view import stopping_states
+from pooling.strategies import registry
 from pooling.tasks import build_pool
 from workbench import jobs
 from workbench.access import organizer_required
@@ -47,7 +48,8 @@ def pools(request: HttpRequest, slug: str) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
     # a link may prefill the form (the participation page: a new pool of each team's first N runs); with
     # no name given, a name no pool has: the form never extends a pool unless its name is typed
-    initial = {k: v for k, v in request.GET.items() if k in ("name", "strategy", "depth", "runs_per_team")}
+    prefilled = {"name", "strategy", "runs_per_team", *(p.name for p, _ in registry.parameters())}
+    initial = {k: v for k, v in request.GET.items() if k in prefilled}
     initial.setdefault("name", pooling_selectors.free_pool_name(collection, "main"))
     form = PoolBuildForm(request.POST or None, collection=collection, initial=initial)
     if request.method != "POST":

@@ -63,28 +63,30 @@ class CalParams:
     """
 
     budget: int | None = 100
-    growth: float = param(0.1, min=0, max=10, step=0.05, help="Batch growth per round")
+    growth: float = param(0.1, min=0, max=10, help="Batch growth per round")
     presumed: int = param(100, min=1, max=100000, unit="documents",
                           help="Random documents presumed non-relevant per round")
     seed_depth: int = param(0, min=0, max=100000, unit="documents", help="The runs' fused top documents judged first")
-    c: float = param(1.0, min=0, min_open=True, max=10**6, step=0.1, label="C",
+    c: float = param(1.0, min=0, min_open=True, max=10**6, label="C",
                      help="Logistic regression's inverse regularisation")
-    query_weight: float = param(1.0, min=0, max=1000, step=0.1, help="Weight of the topic's text as a relevant document")
+    query_weight: float = param(1.0, min=0, max=1000,
+                                help="Weight of the topic's text as a relevant document")
     anchor: str = param("bm25", choices=ANCHORS, help="bm25: the topic text's BM25 score is a feature; none: "
                                                       "the classifier alone")
     seed: int = 0
     stop: str | None = param(None, choices=RULES, label="Stopping rule", help="When a topic stops before its budget "
                                                                               "(empty: never)")
-    target_recall: float = param(0.8, min=0, max=1, min_open=True, max_open=True, step=0.05,
+    target_recall: float = param(0.8, min=0, max=1, min_open=True, max_open=True,
                                  help="Recall the target and qbcb rules aim at")
-    confidence: float = param(0.95, min=0, max=1, min_open=True, max_open=True, step=0.01,
+    confidence: float = param(0.95, min=0, max=1, min_open=True, max_open=True,
                               help="Confidence of the stated recall")
     sample_size: int = param(1000, min=1, max=10**6, unit="documents", help="qbcb: side sample per topic")
 
     def __post_init__(self):
         """Each value within its declared bounds (one line naming each that is not), then the stopping rule
         (an unknown rule is refused by name)."""
-        problems = [f"budget must be at least 1, not {self.budget}"] if self.budget is not None and self.budget < 1 else []
+        low_budget = self.budget is not None and self.budget < 1
+        problems = [f"budget must be at least 1, not {self.budget}"] if low_budget else []
         problems += [p.problem(getattr(self, p.name), p.label or p.name.replace("_", " ")) for p in _declared()
                      if p.name != "stop"]
         if any(problems):

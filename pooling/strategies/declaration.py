@@ -109,8 +109,10 @@ class Param:
         if self.min_open and self.max_open:
             return f"{name} must be between {_number(self.min)} and {_number(self.max)}, not {_number(value)}"
         if side == "low":
-            return f"{name} must be {'above' if self.min_open else 'at least'} {_number(self.min)}, not {_number(value)}"
-        return f"{name} must be {'below' if self.max_open else 'at most'} {_number(self.max)}, not {_number(value)}"
+            bound = f"{'above' if self.min_open else 'at least'} {_number(self.min)}"
+        else:
+            bound = f"{'below' if self.max_open else 'at most'} {_number(self.max)}"
+        return f"{name} must be {bound}, not {_number(value)}"
 
     def _outside(self, value: float) -> str | None:
         """"low" or "high" when the value is beyond that bound."""

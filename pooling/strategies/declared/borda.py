@@ -1,4 +1,5 @@
-"""Borda count: the runs' candidates fused by Borda points (depth - rank), the best of them up to the budget."""
+"""Borda count: the runs' candidates fused by Borda points (depth - rank + 1), the best of them up to
+the budget."""
 
 from __future__ import annotations
 
@@ -16,5 +17,6 @@ def build(runs: Runs, p: PoolParams) -> PoolResult:
                        **p.selection())
 
 
-STRATEGY = Strategy("borda", "Borda count", False, build, order=30, params=declared(Candidates, Budget, TotalBudget),
-                    help="The runs' candidates fused by Borda points (depth - rank); the best up to the budget.")
+STRATEGY = Strategy("borda", "Borda count", False, build, order=30,
+                    params=declared(Candidates, Budget, TotalBudget),
+                    help="The runs' candidates fused by Borda points (depth - rank + 1); the best up to the budget.")

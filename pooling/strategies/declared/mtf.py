@@ -6,6 +6,7 @@ from ..adaptive import MoveToFront
 from ..declaration import Strategy, declared
 from .common import Budget, Candidates, Shared, TotalBudget, adaptive_build
 
-STRATEGY = Strategy(MoveToFront.name, "Move-to-front", True, adaptive_build(MoveToFront), pool_class=MoveToFront, order=50,
-                    params=declared(Candidates, Budget, TotalBudget, Shared),
-                    help="Runs that find relevant documents are read further (move-to-front).")
+STRATEGY = Strategy(
+    MoveToFront.name, "Move-to-front", True, adaptive_build(MoveToFront), pool_class=MoveToFront, order=50,
+    params=declared(Candidates, Budget, TotalBudget, Shared),
+    help="Runs that find relevant documents are read further (move-to-front).")

@@ -1,4 +1,5 @@
-"""Reciprocal-rank fusion: the runs' candidates fused by reciprocal rank (1 / (60 + rank)), the best of them up to the budget."""
+"""Reciprocal-rank fusion: the runs' candidates fused by reciprocal rank (1 / (60 + rank)), the best of
+them up to the budget."""
 
 from __future__ import annotations
 
@@ -16,5 +17,6 @@ def build(runs: Runs, p: PoolParams) -> PoolResult:
                        **p.selection())
 
 
-STRATEGY = Strategy("rrf", "Reciprocal-rank fusion", False, build, order=20, params=declared(Candidates, Budget, TotalBudget),
+STRATEGY = Strategy("rrf", "Reciprocal-rank fusion", False, build, order=20,
+                    params=declared(Candidates, Budget, TotalBudget),
                     help="The runs' candidates fused by reciprocal rank (1 / (60 + rank)); the best up to the budget.")
