@@ -16,6 +16,7 @@ import pandas as pd
 
 from evaluation import board_files, cache, extra_files, scoring, snapshot
 from evaluation import scores as stored_scores
+from evaluation.board_leaderboard import stored_leaderboard
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
 from evaluation.judged import JudgedFigures, pool_figures
@@ -26,7 +27,6 @@ from evaluation.leaderboard import (
     adjust,
     leaderboard,
     policy_key,
-    stored_leaderboard,
     topic_matrix,
     topic_table,
     topics_of,

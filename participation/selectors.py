@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from evaluation import board_files
-from evaluation.leaderboard import board_covers, from_board
+from evaluation.board_leaderboard import board_covers, from_board
 from evaluation.scoring import EvaluationError
 from evaluation.selectors import leaderboard, leave_one_out, run_report
 from judging.models import Judgment

@@ -121,6 +121,27 @@ def test_no_import_circle_among_the_projects_modules():
     assert not changed, f"these circles shrank or fell; shrink or remove their entries in ALLOWED: {changed}"
 
 
+#: evaluation flows one way: compute (pure functions of qrels and runs) -> store (boards by version) -> serve
+#: (selectors, views, leaderboards read the stores); a module imports none of a later stage's
+EVALUATION_STAGES = {
+    "compute": ["evaluation.scoring", "evaluation.judged", "evaluation.inferred", "evaluation.planner"],
+    "store": ["evaluation.board_files", "evaluation.extra_files", "evaluation.board_store", "evaluation.board",
+              "evaluation.board_extras", "evaluation.board_topics", "evaluation.scores"],
+    "serve": ["evaluation.selectors", "evaluation.board_leaderboard", "evaluation.views", "evaluation.report",
+              "evaluation.release", "evaluation.tasks"],
+}
+
+
+def test_evaluation_computes_stores_and_serves_in_one_direction():
+    graph = import_graph()
+    stages = list(EVALUATION_STAGES)
+    backwards = [f"{module} ({stage}) imports {target} ({later})"
+                 for i, stage in enumerate(stages) for module in EVALUATION_STAGES[stage]
+                 for later in stages[i + 1:]
+                 for target in sorted(graph.get(module, set()) & set(EVALUATION_STAGES[later]))]
+    assert not backwards, "\n".join(backwards)
+
+
 def test_the_graph_sees_every_kind_of_import(tmp_path):
     package = tmp_path / "app"
     (package / "sub").mkdir(parents=True)

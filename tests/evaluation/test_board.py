@@ -148,14 +148,15 @@ def test_someone_who_may_not_see_results_gets_no_board_and_queues_no_job(client,
 
 
 def test_the_board_leaderboard_equals_the_one_evaluated_in_the_request(track):
+    from evaluation import board_leaderboard
     from evaluation import leaderboard as lb
 
     live = lb.leaderboard(track, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
     stored = board.read(board.build(track, "adjudicated"))
     cache.clear_caches()
-    read = lb.from_board(stored, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
+    read = board_leaderboard.from_board(stored, measures=["map", "P.10", "ndcg_cut.10"]).as_dict(per_topic=True)
     assert read == live
-    assert lb.board_covers(["map"], stored) and not lb.board_covers(["err_cut.5"], stored)
+    assert board_leaderboard.board_covers(["map"], stored) and not board_leaderboard.board_covers(["err_cut.5"], stored)
 
 
 def test_a_new_judgment_queues_the_board_job_once_committed(track, settings, django_capture_on_commit_callbacks):
