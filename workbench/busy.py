@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.utils.html import escape
 
 logger = logging.getLogger("workbench.busy")
@@ -32,7 +32,12 @@ PAGE = """<!doctype html>
 
 
 def busy_response(request) -> HttpResponse:
-    """The 503 page for ``request``: what was not done, and when to try again."""
+    """The 503 page for ``request``: what was not done, and when to try again (JSON to a client that asks for
+    it, as the HTTP API's do)."""
+    if "application/json" in request.headers.get("Accept", ""):
+        response = JsonResponse({"detail": MESSAGE}, status=503)
+        response["Retry-After"] = str(RETRY_AFTER)
+        return response
     what = ("Nothing you sent was saved: send it again." if request.method not in ("GET", "HEAD", "OPTIONS")
             else "Reload the page.")
     back = request.get_full_path() if request.method in ("GET", "HEAD") else request.path

@@ -28,3 +28,15 @@ def test_a_job_start_the_database_refused_answers_busy_try_again(client, boss, c
     assert "The database is busy; try again in a moment." in body and "Nothing you sent was saved" in body
     assert "database is locked" not in body  # the server's words stay in its log
 
+
+
+def test_a_client_asking_for_json_gets_the_same_answer_as_json(client, boss, collection, monkeypatch):
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(jobs, "job_start", locked)
+    client.force_login(boss)
+    response = client.post(f"/judge/organize/{collection.slug}/duplicates/find/", {"threshold": "0.7", "shingle": "3"},
+                           HTTP_ACCEPT="application/json")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert response.json() == {"detail": "The database is busy; try again in a moment."}
