@@ -342,3 +342,9 @@ def machine_job_start(*, judge: MachineJudge, pool: Pool, user, task) -> tuple[J
     Job.objects.filter(pk=job.pk).update(task_id=str(result.id)[:64])
     job.refresh_from_db()
     return job, resumed
+
+
+def machine_verdict_record(*, judge: MachineJudge, verdict: Verdict, topic_id: int, provenance) -> bool:
+    """Record a verdict given outside a job (labels pushed over the API, ``judging.machine_labels``) as a job
+    records its own: the judgment and its provenance in one transaction; False when the pair was judged already."""
+    return _record(judge, verdict, topic_id, provenance, None)

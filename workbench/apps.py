@@ -14,3 +14,6 @@ class WorkbenchConfig(AppConfig):
 
         # a reference deleted with its collection (or in the admin) leaves no index file behind
         post_delete.connect(index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")
+        from workbench.api import autodiscover
+
+        autodiscover()  # every app's api.py adds its endpoints to the one API (workbench.api)

@@ -394,3 +394,4 @@ class CorpusReference(models.Model):
 
 
 from workbench.audit import AuditEntry  # noqa: E402,F401  the audit log's model (its own module)
+from workbench.tokens import ApiToken  # noqa: E402,F401  personal API tokens (their own module)

@@ -107,6 +107,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "csp",
+    "ninja",  # the HTTP API's browsable docs (its templates and static files; workbench.api)
     "workbench",
     "pooling",
     "judging",
@@ -367,6 +368,8 @@ TEAM_STORAGE_QUOTA_MB = env_int("TEAM_STORAGE_QUOTA_MB", 10 * 1024)
 # Most background jobs one user may start per minute (submissions, evaluations, bundles, imports); more
 # answer 429 with a page saying when to try again.
 JOB_STARTS_PER_MINUTE = env_int("JOB_STARTS_PER_MINUTE", 10)
+# Most requests one API token may make per minute (workbench.tokens; 0: no limit); more answer 429 + Retry-After.
+API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 
 # Machine judges' chat endpoints are the deployment's (workbench.endpoints): organizers choose one by name, its key
 # goes to it alone. A reply longer than JUDGE_REPLY_MAX_BYTES is refused; JUDGE_REQUEST_DEADLINE (seconds) bounds

@@ -5,12 +5,15 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from workbench import views
+from workbench import account_views, views
+from workbench.api import api
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("jobs/<int:job_id>/", views.job, name="job"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("account/", account_views.account, name="account"),
+    path("api/v1/", api.urls),  # every app's endpoints (workbench.api: registered by each app's api.py)
     path("console/<slug:slug>/pools/", include("pooling.urls")),
     path("console/<slug:slug>/participation/", include("participation.console_urls")),
     path("participate/", include("participation.urls")),
