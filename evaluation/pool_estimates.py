@@ -27,7 +27,7 @@ from judging.qrels import qrels as judged_qrels
 from pooling import advance
 from pooling import selectors as pooling_selectors
 from pooling.models import Pool, PoolTopicState
-from pooling.strategies.cal import CalParams
+from pooling.strategies import registry
 from pooling.strategies.ranking import sorted_topics
 from workbench.formats import spreadsheet
 
@@ -49,16 +49,15 @@ QBCB = "cal qbcb: recall from the side sample (Clopper-Pearson); relevant = docu
 TARGET = "cal target set: recall from the target set (Clopper-Pearson); relevant = found / recall"
 
 
-def _cal_samples(pool: Pool) -> bool:
-    try:
-        return pool.strategy == "cal" and CalParams(**pool.params.get("cal", {})).rule().samples
-    except (TypeError, ValueError):
-        return False
+def _declared(pool: Pool):
+    return registry.STRATEGIES.get(pool.strategy)  # None: imported judgments
 
 
 def has_estimates(pool: Pool) -> bool:
-    """Whether the pool has a random component to estimate from (a sampled pool, a cal pool with a sample)."""
-    return pool.strategy == "sampled" or _cal_samples(pool)
+    """Whether the pool has a random component to estimate from (a sampled pool, a cal pool with a sample):
+    what its strategy declares (``samples``) and its recorded parameters draw."""
+    declared = _declared(pool)
+    return declared is not None and declared.samples_in(pool.params)
 
 
 def _nan(value) -> float:
@@ -119,9 +118,10 @@ def pool_recall_estimates(pool: Pool, *, policy: str = DEFAULT_POLICY) -> pd.Dat
     no estimate yet (no relevant document in the sample, a stratum not judged). Once per version of the
     collection (a judgment, a topic stopped by hand or a build makes a new one)."""
     def compute() -> pd.DataFrame:
-        if pool.strategy == "sampled":
+        declared = _declared(pool)
+        if declared is not None and declared.stratified:
             rows = _sampled_rows(pool, policy)
-        elif _cal_samples(pool):
+        elif has_estimates(pool):  # an adaptive pool's side sample (cal's stopping rule)
             rows = _cal_rows(pool)
         else:
             rows = []

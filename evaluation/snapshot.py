@@ -59,12 +59,17 @@ class Snapshot:
 
     @property
     def sampled_pool(self) -> PoolInfo | None:
-        if self.main_pool is not None and self.main_pool.strategy == "sampled":
+        if self.main_pool is not None and _stratified(self.main_pool.strategy):
             return self.main_pool
-        return next((p for p in self.pools if p.strategy == "sampled"), None)
+        return next((p for p in self.pools if _stratified(p.strategy)), None)
 
     def team_of(self, tag: str) -> str:
         return self.teams.get(tag) or tag
+
+
+def _stratified(strategy: str) -> bool:
+    declared = registry.STRATEGIES.get(strategy)  # the sample inferred measures read (strata, known rates)
+    return declared is not None and declared.stratified
 
 
 def _pool_info(pool: Pool) -> PoolInfo:

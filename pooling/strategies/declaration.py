@@ -241,6 +241,12 @@ class Strategy:
     def capabilities(self) -> list[str]:
         return [c for c in CAPABILITIES if getattr(self, c)]
 
+    @property
+    def stratified(self) -> bool:
+        """A fixed pool that samples: its entries are the random sample itself, drawn by strata with known
+        rates (Horvitz-Thompson estimates, inferred measures); an adaptive one samples on the side."""
+        return self.samples and not self.adaptive
+
     def samples_in(self, record: Mapping) -> bool:
         """Whether a pool built with these recorded parameters drew a random sample."""
         return self.samples and (self.samples_when is None or self.samples_when(record))

@@ -37,7 +37,10 @@ def build(runs: Runs, p: PoolParams) -> CalPool:
 
 def samples_when(record: Mapping) -> bool:
     """A cal pool draws a side sample when its stopping rule samples (qbcb)."""
-    return CalParams(**record.get("cal", {})).rule().samples
+    try:
+        return CalParams(**record.get("cal", {})).rule().samples
+    except (TypeError, ValueError):  # a record this version cannot read: no sample to estimate from
+        return False
 
 
 STRATEGY = Strategy("cal", "Continuous active learning", True, build, needs_corpus=True, order=80,
