@@ -16,6 +16,8 @@ __all__ = ["BASE_URL_FROM", "endpoint_choices", "given_config", "judge_instance"
 
 #: the mark of a base URL given through :func:`given_config` (the command line), not stored by an older web form
 BASE_URL_FROM = "command line"
+#: seconds a running chat judge waits for a verdict before it says it is alive (the job's progress, its heartbeat)
+TICK = 5.0
 #: configuration keys never stored: a key comes from the environment when the job runs
 _SECRET_WORDS = ("key", "token", "secret", "password")
 #: what a new option replaces in a stored configuration
@@ -51,7 +53,8 @@ def _runtime(config: dict) -> tuple[dict, str | None]:
     """A chat judge's stored configuration as it runs: a declared ``endpoint`` gives the base URL and the key (from
     the variable it names, none otherwise); a ``base_url`` given on the server's command line keeps
     ``OPENAI_API_KEY``. The deployment's limits apply to both. Returns (configuration, key)."""
-    config = {**config, "deadline": settings.JUDGE_REQUEST_DEADLINE, "max_reply_bytes": settings.JUDGE_REPLY_MAX_BYTES}
+    config = {**config, "deadline": settings.JUDGE_REQUEST_DEADLINE, "max_reply_bytes": settings.JUDGE_REPLY_MAX_BYTES,
+              "tick": TICK}
     name = config.pop("endpoint", None)
     if name is None:
         if config.pop("base_url_from", None) != BASE_URL_FROM:  # stored by the web form before endpoints were declared

@@ -252,6 +252,10 @@ def machine_judge_run(*, judge: MachineJudge, pool: Pool, job: Job | None = None
                  if (p.qid, p.docno) in wanted}
         every_n = max(1, min(REPORT_EVERY, tally.total // 10))
         for verdict in instance.judge(mine, wanted):
+            if verdict is None:  # a while without a verdict: the job says it is alive (a command has no heartbeat)
+                if report is not None:
+                    report(tally.line(), tally.already + tally.count, tally.total)
+                continue
             if signs.get((verdict.qid, verdict.docno)):
                 verdict = _flag(verdict, signs[(verdict.qid, verdict.docno)])
             tally.add(verdict, _record(judge, verdict, topic_ids[verdict.qid], provenance, job))

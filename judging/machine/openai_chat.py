@@ -23,7 +23,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from urllib.parse import urlsplit
 
 from judging.machine import transport
@@ -117,6 +117,7 @@ class OpenAIJudge:
             self.samples = max(1, int(config.get("samples", 1)))
             self.deadline = float(config.get("deadline", DEADLINE))
             self.max_reply_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
+            self.tick = float(config["tick"]) if config.get("tick") else None
         except (TypeError, ValueError) as exc:
             raise JudgeError(f"a number option of the openai judge is not a number: {exc}") from None
         self.template = str(config.get("template") or DEFAULT_TEMPLATE)
@@ -240,11 +241,20 @@ class OpenAIJudge:
                        raw_reply="\n---\n".join(a.raw_reply for a in answers)[:MAX_RAW_CHARS], prompt_hash=hashed,
                        **tokens)
 
-    def judge(self, topics: Iterable[list[Pair]], wanted: set[tuple[str, str]] | None = None) -> Iterator[Verdict]:
-        """Verdicts as they come, ``concurrency`` requests at a time."""
+    def judge(self, topics: Iterable[list[Pair]], wanted: set[tuple[str, str]] | None = None
+              ) -> Iterator[Verdict | None]:
+        """Verdicts in the pairs' order, ``concurrency`` requests at a time; with a ``tick`` (seconds), None each
+        time that long passes without a verdict, so that the caller can say the job is alive. Stopped early (the
+        job cancelled), the requests not yet sent are dropped."""
         pairs = [p for batch in topics for p in batch if wanted is None or (p.qid, p.docno) in wanted]
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            yield from pool.map(self.judge_pair, pairs)
+        pool = ThreadPoolExecutor(max_workers=self.concurrency)
+        try:
+            for future in [pool.submit(self.judge_pair, pair) for pair in pairs]:
+                while not wait([future], timeout=self.tick).done:
+                    yield None
+                yield future.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -190,3 +190,31 @@ def test_a_machine_judge_job_stays_running_under_db_worker_while_its_endpoint_is
     shown = [state for stored, state in seen if stored == Job.Status.RUNNING]
     assert len(shown) >= 10 and set(shown) == {Job.Status.RUNNING}, seen
     assert Job.Status.FAILED not in {stored for stored, _ in seen}
+
+
+def test_a_command_s_job_says_it_is_alive_while_it_waits_for_a_slow_endpoint(db, settings, monkeypatch):
+    """``manage.py machine_judge`` runs the job in its own process, without a worker's heartbeat: while a reply is
+    awaited the job reports every tick, so that it is never shown as failed (nor failed by a worker's sweep)."""
+    from judging import machine_endpoints
+    from judging.tasks import machine_judge_now
+    from workbench.jobs import job_view_state
+    from workbench.models import Job
+
+    pool = _pool("alive", {"d1": "A slow passage."})
+    settings.JOB_STALE_AFTER_SECONDS = 1.2
+    monkeypatch.setattr(machine_endpoints, "TICK", 0.3)
+    heard = []
+
+    def watch(line: str, done: int, total: int) -> None:
+        job = Job.objects.get(kind="machine judge")
+        heard.append((time.monotonic(), done, job_view_state(job)[0]))
+
+    with Stub("slow", interval=2.0) as declared:
+        _declare(settings, declared.url)
+        judge = machine_judge_ensure(collection=pool.collection, name="gpt", kind="openai",
+                                     config={"endpoint": "local", "model": "tiny"})
+        job, _ = machine_job_for(judge=judge, pool=pool)
+        machine_judge_now(job.pk, watch=watch)
+    waiting = [t for t, done, _ in heard if done == 0]
+    assert len(waiting) >= 4 and max(b - a for a, b in zip(waiting, waiting[1:], strict=False)) < 0.6
+    assert {state for _, _, state in heard} == {Job.Status.RUNNING} and heard[-1][1] == 1
