@@ -107,6 +107,9 @@ def _decoded(text: str, grades: list[int], relevant_from: int) -> tuple[list[tup
         raise LabelsRefused([f"labels: {len(lines):,} lines, more than the {MAX_LINES:,} one push may hold"])
     found, problems = [], []
     for number, line in lines:
+        if "\x00" in line or "\\u0000" in line:
+            problems.append(f"labels:{number}: a NUL character (\\0), which no name or value may hold")
+            continue
         try:
             parsed, why = _line(json.loads(line), grades, relevant_from)
         except ValueError as exc:

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, QueryDict
 from ninja import File, Form, Router, Schema, Status
 from ninja.files import UploadedFile
 
@@ -19,7 +19,7 @@ from participation.forms import SubmissionForm
 from participation.models import Submission, Team, Track
 from participation.services import SubmissionRefused
 from participation.tasks import check_submission
-from workbench.api import ApiRefused, register, replies
+from workbench.api import ApiRefused, ObjectId, register, replies
 
 router = Router()
 
@@ -156,7 +156,10 @@ def submit(request, slug: str, file: File[UploadedFile], description: Form[str] 
     follow ``GET /tracks/{slug}/submissions/{id}``."""
     track, team = _team(request.auth, slug)
     limit = selectors.run_limit(team)
-    form = SubmissionForm(request.POST, request.FILES, track=track, tags=limit["tags"], at_limit=False)
+    data = QueryDict(mutable=True)
+    data.update({"run_type": run_type, "description": description, "priority": str(priority), "replaces": replaces})
+    data.setlist("fields_used", list(fields_used or []))
+    form = SubmissionForm(data, request.FILES, track=track, tags=limit["tags"], at_limit=False)
     if not form.is_valid():
         problems = _form_problems(form)
         raise ApiRefused(400, "the submission is not valid: " + "; ".join(problems), problems)
@@ -183,7 +186,7 @@ def submissions(request, slug: str):
 
 @router.get("/tracks/{slug}/submissions/{submission_id}", response=replies(200, ReceiptOut),
             summary="One of your team's submissions: its receipt")
-def submission(request, slug: str, submission_id: int):
+def submission(request, slug: str, submission_id: ObjectId):
     _, team = _team(request.auth, slug)
     found = (Submission.objects.filter(pk=submission_id, team=team)
              .select_related("team__track__collection", "submitted_by").first())

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 from importlib import import_module
 from pathlib import Path
+from typing import Annotated
 
 from django.apps import apps
 from django.conf import settings
@@ -25,6 +26,7 @@ from django.utils.module_loading import module_has_submodule
 from ninja import NinjaAPI, Router, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
+from pydantic import Field
 
 from workbench import jobs
 from workbench.models import Collection, Job
@@ -37,14 +39,30 @@ from workbench.selectors import (
 )
 from workbench.tokens import TokenRateLimited, rate_check, token_user
 
-__all__ = ["ERRORS", "ApiRefused", "Error", "api", "autodiscover", "collection_readable", "organized_collection",
+__all__ = ["ERRORS", "ApiRefused", "Error", "ObjectId", "api", "autodiscover", "collection_readable", "organized_collection",
            "register", "replies"]
+
+
+#: a database id in a path (larger numbers are no id: 404, not an overflow)
+ObjectId = Annotated[int, Field(ge=1, le=2**62)]
+
+
+def _holds_nul(request) -> bool:
+    """Whether the path, the query or a form field holds a NUL character (PostgreSQL refuses to store or compare
+    one)."""
+    if "\x00" in request.path:
+        return True
+    fields = [request.GET] + ([request.POST] if request.content_type in ("multipart/form-data",
+                                                                        "application/x-www-form-urlencoded") else [])
+    return any("\x00" in key or any("\x00" in v for v in values) for data in fields for key, values in data.lists())
 
 
 class TokenAuth(HttpBearer):
     """``Authorization: Bearer TOKEN``; a token over its rate is refused (429). Nothing of the header is logged."""
 
     def __call__(self, request):
+        if _holds_nul(request):
+            raise ApiRefused(400, "the request holds a NUL character (\\0), which no name or value may hold")
         scheme, _, token = (request.headers.get("Authorization") or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return None
@@ -286,7 +304,7 @@ def job_out(job: Job) -> dict:
 
 @router.get("/jobs/{job_id}", response=replies(200, JobOut),
             summary="A job: its status, progress and result (yours, and your collections' jobs)")
-def job(request, job_id: int):
+def job(request, job_id: ObjectId):
     found = Job.objects.select_related("collection").filter(pk=job_id).first()
     if found is None or not jobs.may_see_job(request.auth, found):
         raise Http404(f"no job {job_id} of yours or of a collection you organize")

@@ -1,0 +1,55 @@
+"""The API against its own OpenAPI schema (schemathesis): for an organizer's, a participant's and a researcher's
+token on a small track, no answer is a server error and none contradicts the schema (its status, content type
+or body). Bounded: a few examples per endpoint, no deadline per example (the first leaderboard computes)."""
+
+from __future__ import annotations
+
+import pytest
+import schemathesis
+from django.core.wsgi import get_wsgi_application
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from tests.api.conftest import bearer
+from tests.participation.conftest import run_upload
+from workbench.people import collection_organizer_add
+
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+@pytest.fixture
+def api_schema(db, settings, track, organizer):
+    settings.ALLOWED_HOSTS = ["*"]
+    collection = track.collection
+    collection_organizer_add(collection=collection, user=organizer)
+    collection.researchers_may_download = True
+    collection.save(update_fields=["researchers_may_download"])
+    return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+
+
+def test_no_answer_is_a_server_error_or_contradicts_the_schema(api_schema, track, teams, organizer, researcher,
+                                                             client):
+    _, red = teams["red"]
+    roles = {role: {"Authorization": bearer(user)["HTTP_AUTHORIZATION"]}
+             for role, user in (("organizer", organizer), ("participant", red), ("researcher", researcher))}
+    sent = client.post(f"/api/v1/tracks/{track.collection.slug}/submissions",
+                       {"file": run_upload("red-bm25"), "description": "BM25", "run_type": "automatic"},
+                       HTTP_AUTHORIZATION=roles["participant"]["Authorization"])
+    assert sent.status_code == 201 and sent.json()["status"] == "accepted"
+    operations = [result.ok() for result in api_schema.get_all_operations()]
+    assert len(operations) >= 15
+
+    for operation in operations:
+        @given(case=operation.as_strategy())
+        @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+                  database=None)
+        def answers_by_its_schema(case):
+            for headers in roles.values():
+                case.call_and_validate(headers=headers, checks=CHECKS)
+
+        answers_by_its_schema()
