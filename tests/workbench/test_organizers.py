@@ -21,6 +21,7 @@ from pooling.models import Pool
 from tests import factories
 from workbench.models import Collection, DuplicateClass, DuplicateMember, Job
 from workbench.people import person_set_roles
+from workbench.tokens import token_create
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,9 @@ def _organizer(name: str) -> User:
     # collection filter stands between an organizer and another track's rows
     user.user_permissions.add(*Permission.objects.filter(
         content_type__app_label__in=["workbench", "pooling", "judging", "participation"]))
-    return User.objects.get(pk=user.pk)
+    user = User.objects.get(pk=user.pk)
+    user.api_token = token_create(user=user, name="walk")[1]  # the HTTP API takes a token, not the session
+    return user
 
 
 def _track(slug: str, organizer: User, assessor: User, tmp_path) -> dict:
@@ -92,6 +95,10 @@ def two_collections(db):
     return amy, bob
 
 
+#: what the API's POSTs send: a valid pool build (the one POST of an organizer's API), so that only access refuses it
+BUILD = '{"name": "walked", "strategy": "depth", "parameters": {"depth_value": 2}}'
+
+
 def _routes(resolver=None, prefix: str = ""):
     """Every URL pattern of the project as a route with its ``<converter:name>`` parts (the admin apart)."""
     for entry in (resolver or get_resolver()).url_patterns:
@@ -114,7 +121,8 @@ def _collection_routes() -> list[str]:
 
 def test_every_url_pattern_refuses_the_other_collections_organizer(client, two_tracks):
     """GET and POST on every pattern filled with the other collection's objects: 403, 404 or 405, never 200
-    or 500; with their own collection's slug and the other's ids, still never 200."""
+    or 500 (the API's with a token and a pool build's body); with their own collection's slug and the other's
+    ids, still never 200."""
     (amy, mine), (bob, theirs) = two_tracks.items()
     before = {c.slug: c.audit_entries.count() for c in Collection.objects.all()}
     walked = 0
@@ -124,11 +132,16 @@ def test_every_url_pattern_refuses_the_other_collections_organizer(client, two_t
             if "<" not in route:
                 continue
             path = _fill(route, other["values"])
+            api = route.startswith("api/")
+            headers = {"HTTP_AUTHORIZATION": f"Bearer {user.api_token}"} if api else {}
             for method in (client.get, client.post):
                 if "<int:user_id>" in route and method == client.get:
                     continue  # the People pages are the deployment's: another's account is shown, not changed
-                status = method(path).status_code
-                assert status in (403, 404, 405), f"{user} {method.__name__.upper()} {path}: {status}"
+                body = {"data": BUILD, "content_type": "application/json"} if api and method == client.post else {}
+                status = method(path, **body, **headers).status_code
+                # a participant's upload (multipart, and they are on no team) may be refused for its body first
+                refusals = (400, 403, 404, 405) if route.startswith("api/v1/tracks/") else (403, 404, 405)
+                assert status in refusals, f"{user} {method.__name__.upper()} {path}: {status}"
                 walked += 1
             ids = {k: v for k, v in other["values"].items() if k.endswith("_id") and k != "user_id"}
             if "<slug:slug>" in route and any(f":{k}>" in route for k in ids):
@@ -155,6 +168,13 @@ def test_each_organizer_reaches_their_own_pages_and_lists_only_their_own(client,
     jobs_page = client.get(reverse("workbench:jobs")).content.decode()
     assert f"/jobs/{mine['values']['job_id']}/" in jobs_page and f"/jobs/{theirs['values']['job_id']}/" not in jobs_page
     assert client.get(reverse("evaluation:download_qrels", args=["amytrack"])).status_code == 200
+    listed = client.get("/api/v1/collections", HTTP_AUTHORIZATION=f"Bearer {amy.api_token}").json()
+    assert [c["slug"] for c in listed] == ["amytrack"]
+    assert client.get("/api/v1/collections/amytrack/runs", HTTP_AUTHORIZATION=f"Bearer {amy.api_token}"
+                      ).status_code == 200
+    built = client.post("/api/v1/collections/amytrack/pools", data=BUILD, content_type="application/json",
+                        HTTP_AUTHORIZATION=f"Bearer {amy.api_token}")
+    assert built.status_code == 202, built.content
 
 
 def test_the_admin_lists_only_rows_of_the_organizers_own_collection(client, two_tracks):
