@@ -73,7 +73,7 @@ def _form_data(body: BuildIn) -> QueryDict:
 def pool_build_start(request, slug: str, body: BuildIn):
     """The pool page's form as JSON: ``name`` (a new name builds a pool, an existing one extends it),
     ``strategy``, ``runs`` (none: every run offered to the pool), ``runs_per_team``, ``seed``, ``order``, and the
-    strategy's own ``parameters`` by their form names (e.g. ``{"depth_value": 10}``); checked as the form checks
+    strategy's own ``parameters`` by their form names (e.g. ``{"depth": 10}``); checked as the form checks
     them, started as the page starts it (the job-start limit applies: 429 with Retry-After)."""
     collection = organized_collection(request.auth, slug)
     if body.order is None:

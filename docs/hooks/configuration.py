@@ -112,6 +112,8 @@ MEANINGS: dict[str, dict[str, tuple[str | None, str]]] = {
         "TEAM_STORAGE_QUOTA_MB": (None, "files a team's submissions may keep"),
         "JOB_STARTS_PER_MINUTE": (None, "jobs one person may start per minute; one more answers 429 with "
                                         "`Retry-After` (0: no limit)"),
+        "API_REQUESTS_PER_MINUTE": (None, "requests one API token may make per minute (each server process counts "
+                                          "its own); one more answers 429 with `Retry-After` (0: no limit)"),
     },
 }
 _LIBRARY = {"IR_DATASETS_HOME"}

@@ -129,3 +129,22 @@ def test_an_organizer_of_another_collection_cannot_read_its_qrels(client, organi
     assert client.get(f"/api/v1/collections/{collection.slug}/machine-judges/umbrela/labels",
                       **bearer(other)).status_code in (403, 405)
     assert client.get(url.replace("machine", "nonsense"), **bearer(organizer)).status_code == 400
+
+
+def test_an_organizer_starts_a_pool_build_and_follows_its_job(client, track, teams, organizer):
+    _, red = teams["red"]
+    assert api_submit(client, track, red, run_upload("red-a")).json()["status"] == "accepted"
+    url = f"/api/v1/collections/{track.collection.slug}/pools"
+    bad = client.post(url, {"name": "main", "strategy": "depth", "parameters": {"depth": 0}},
+                      content_type="application/json", **bearer(organizer))
+    assert bad.status_code == 400 and "depth" in bad.json()["detail"]
+    started = client.post(url, {"name": "main", "strategy": "depth", "parameters": {"depth": 2}},
+                          content_type="application/json", **bearer(organizer))
+    assert started.status_code == 202, started.content
+    job = client.get(started.json()["url"], **bearer(organizer)).json()
+    assert job["status"] == "done" and job["kind"] == "pool build"
+    assert client.get(url, **bearer(organizer)).json()[0]["entries"] == 6
+    # a participant may neither build nor follow the organizer's job
+    assert client.post(url, {"name": "x", "strategy": "depth"}, content_type="application/json",
+                       **bearer(red)).status_code == 403
+    assert client.get(started.json()["url"], **bearer(red)).status_code == 404
