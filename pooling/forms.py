@@ -9,14 +9,8 @@ from django import forms
 from pooling.models import Pool
 from pooling.params import topic_depths
 from pooling.strategies import registry
-from pooling.strategies.cal import CalParams
 from pooling.strategies.declaration import Param
 from pooling.strategies.ranking import team_key
-
-#: the build argument a strategy's parameters gather into, and the KEY=VALUE field that also gives them
-GATHERED = {"cal": ("Active learning parameters", "More parameters as KEY=VALUE separated by spaces (they "
-                    "take precedence over the fields above), e.g. stop=target target_recall=0.8 seed_depth=10.",
-                    CalParams)}
 
 
 def param_field(p: Param) -> forms.Field:
@@ -61,11 +55,13 @@ class PoolBuildForm(forms.Form):
         for p, users in registry.parameters():
             self.fields[p.name] = param_field(p)
             self.param_users[p.name] = users
-        for into, (label, help_text, _) in GATHERED.items():
-            users = [s.name for s in registry.STRATEGIES.values() if any(p.into == into for p in s.params)]
-            if users:
-                self.fields[into] = forms.CharField(required=False, max_length=2000, label=label, help_text=help_text)
-                self.param_users[into] = users
+        self.gathered = {into: kind for into, kind, _ in registry.gathered()}
+        for into, _, users in registry.gathered():  # cal's parameters also as KEY=VALUE words
+            self.fields[into] = forms.CharField(
+                required=False, max_length=2000, label=f"{registry.get(users[0]).label} parameters",
+                help_text="More parameters as KEY=VALUE separated by spaces, taking precedence over the fields "
+                          "above, e.g. stop=target target_recall=0.8.")
+            self.param_users[into] = users
 
     def param_groups(self) -> list[dict]:
         """The parameter fields grouped by the strategies that read them, each group under their labels:
@@ -78,9 +74,6 @@ class PoolBuildForm(forms.Form):
                                                      "labels": [labels[u] for u in users], "fields": []})
             group["fields"].append(self[name])
         return list(groups.values())
-
-    def chosen(self) -> registry.Strategy | None:
-        return registry.STRATEGIES.get(self.data.get("strategy") if self.is_bound else self["strategy"].value())
 
     def run_groups(self) -> list[dict]:
         """The run checkboxes by team (as runs-per-team pooling groups them), each team's runs by priority:
@@ -123,8 +116,8 @@ class PoolBuildForm(forms.Form):
                 data.pop(name, None)
         for p in chosen.params if chosen else ():
             self._clean_param(p, data)
-        for into in GATHERED:
-            if chosen is not None and into in self.param_users and chosen.name in self.param_users[into]:
+        for into in self.gathered:
+            if chosen is not None and chosen.name in self.param_users[into]:
                 self._gather(chosen, into, data)
         self._depths(data)
         return data
@@ -148,7 +141,7 @@ class PoolBuildForm(forms.Form):
         words', checked once by the object itself."""
         given = {p.name: data[p.name] for p in chosen.params if p.into == into and data.get(p.name) is not None}
         words = (data.get(into) or "").split()
-        kind = GATHERED[into][2]
+        kind = self.gathered[into]
         try:
             typed = kind.parse(words)  # refuses an unknown key or a value out of bounds, naming it
             given.update({k: getattr(typed, k) for k in {w.partition("=")[0].strip().replace("-", "_") for w in words}})
@@ -180,8 +173,8 @@ class PoolBuildForm(forms.Form):
                 value = data.get(p.name)
                 target = arguments if p.name in arguments else arguments.setdefault("options", {})
                 target[p.name] = bool(value) if p.type == "bool" else value
-        for into in GATHERED:
-            if into in data and chosen.name in self.param_users.get(into, ()):
+        for into in self.gathered:
+            if into in data and chosen.name in self.param_users[into]:
                 arguments[into] = data[into]
         if chosen.param("depth") is not None:
             arguments["depth"] = data.get("depth_value")
@@ -199,5 +192,6 @@ def params_of(arguments: dict) -> registry.PoolParams:
     return registry.PoolParams(depth=arguments["depth"], budget=arguments["budget"],
                                total_budget=arguments["total_budget"], seed=arguments["seed"], strata=strata,
                                shared=arguments["shared"], runs_per_team=arguments["runs_per_team"],
-                               cal=CalParams(**arguments["cal"]) if arguments.get("cal") else None,
-                               options=arguments.get("options"))
+                               options=arguments.get("options"),
+                               **{into: kind(**arguments[into]) for into, kind, _ in registry.gathered()
+                                  if arguments.get(into)})

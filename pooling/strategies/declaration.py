@@ -69,6 +69,8 @@ class Param:
     metavar: str | None = None
     many: bool = False
     parse: Callable[[str], Any] | None = field(default=None, repr=False, compare=False)
+    #: the class ``into`` builds (cal's :class:`.cal.CalParams`): it reads KEY=VALUE words and checks itself
+    into_type: type | None = field(default=None, repr=False, compare=False)
 
     @property
     def option(self) -> str:
@@ -167,7 +169,8 @@ def declared(*classes: type, into: str | None = None) -> tuple[Param, ...]:
             meta.setdefault("optional", "None" in kind.split("|")[1:])
             meta["choices"] = tuple(meta.get("choices", ()))
             default = None if f.default is MISSING else f.default
-            found.append(Param(name=f.name, default=default, into=meta.pop("into", into), **meta))
+            target = meta.pop("into", into)
+            found.append(Param(name=f.name, default=default, into=target, into_type=cls if target else None, **meta))
     return tuple(found)
 
 

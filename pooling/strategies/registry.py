@@ -25,7 +25,7 @@ from .declaration import Param, PoolParams, Strategy, StrategyRefused
 from .ranking import Runs
 
 __all__ = ["IMPORTED", "PACKAGE", "STRATEGIES", "Param", "PoolParams", "Strategy", "StrategyRefused",
-           "adaptive_names", "adaptive_pool", "autodiscover", "choices", "form_choices", "get", "is_adaptive",
+           "adaptive_names", "adaptive_pool", "autodiscover", "choices", "form_choices", "gathered", "get", "is_adaptive",
            "names", "parameters", "register", "table", "unregister"]
 
 #: pools made of imported judgments rather than built from runs
@@ -84,6 +84,19 @@ def get(name: str) -> Strategy:
         return STRATEGIES[name]
     except KeyError:
         raise StrategyRefused(f"unknown strategy {name!r} ({', '.join(STRATEGIES)})") from None
+
+
+def gathered() -> list[tuple[str, type, list[str]]]:
+    """The build arguments that gather declared parameters into one object (``cal``: a ``CalParams``), with
+    its class and the strategies that declare them (forms and commands also take them as KEY=VALUE)."""
+    found: dict[str, tuple[type, list[str]]] = {}
+    for s in STRATEGIES.values():
+        for p in s.params:
+            if p.into is not None:
+                users = found.setdefault(p.into, (p.into_type, []))[1]
+                if s.name not in users:
+                    users.append(s.name)
+    return [(into, kind, users) for into, (kind, users) in found.items()]
 
 
 def table() -> list[dict]:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pooling.strategies import registry
 from pooling.strategies.declaration import Param
 
-__all__ = ["add_param_options", "gathered", "given_params"]
+__all__ = ["add_gathered_options", "add_param_options", "gathered_objects", "given_params"]
 
 
 def add_param_options(parser, params: Iterable[tuple[Param, list[str]]], defaults: bool = False) -> None:
@@ -50,10 +50,27 @@ def _value(p: Param, given):
     return None if p.type == "choice" and given == "none" else given
 
 
-def gathered(values: dict, strategy: registry.Strategy, into: str, kind, words: list[str]):
-    """The object a strategy's parameters build (cal's :class:`CalParams`): the options given, then the
-    ``KEY=VALUE`` words (which take precedence), checked once by the object itself."""
-    named = {w.partition("=")[0].strip().replace("-", "_") for w in words}
-    typed = kind.parse(words)
-    given = {p.name: values[p.name] for p in strategy.params if p.into == into and p.name in values}
-    return kind(**{**given, **{k: getattr(typed, k) for k in named}})
+def add_gathered_options(parser) -> None:
+    """``--cal KEY=VALUE ...``: the parameters a strategy gathers into one object, as words too."""
+    for into, _, users in registry.gathered():
+        keys = ", ".join(p.name for p in registry.get(users[0]).params if p.into == into)
+        parser.add_argument(f"--{into}", nargs="+", default=[], metavar="KEY=VALUE",
+                            help=f"{', '.join(users)}: its parameters as KEY=VALUE ({keys}), e.g. stop=target "
+                                 "target_recall=0.8, taking precedence over the options above")
+
+
+def gathered_objects(opts: dict, values: dict, strategy: registry.Strategy) -> dict:
+    """{into: object} for the chosen strategy (cal: its :class:`CalParams`): the options given, then the
+    ``KEY=VALUE`` words, checked once by the object itself; words for another strategy are refused."""
+    objects = {}
+    for into, kind, users in registry.gathered():
+        words = opts.get(into) or []
+        if strategy.name not in users:
+            if words:
+                raise ValueError(f"--{into} applies to {', '.join(users)}, not to {strategy.name}")
+            continue
+        named = {w.partition("=")[0].strip().replace("-", "_") for w in words}
+        typed = kind.parse(words)
+        given = {p.name: values[p.name] for p in strategy.params if p.into == into and p.name in values}
+        objects[into] = kind(**{**given, **{k: getattr(typed, k) for k in named}})
+    return objects

@@ -1,8 +1,12 @@
-from pooling.management.commands._strategy_options import add_param_options, gathered, given_params
+from pooling.management.commands._strategy_options import (
+    add_gathered_options,
+    add_param_options,
+    gathered_objects,
+    given_params,
+)
 from pooling.params import topic_depths
 from pooling.services import PoolRefused, pool_build, seed_from
 from pooling.strategies import registry
-from pooling.strategies.cal import CalParams
 from workbench.management.base import Error, WorkbenchCommand
 
 #: the parameters ``pool_build`` takes by name; a strategy's others go in its ``options``
@@ -27,9 +31,7 @@ class Command(WorkbenchCommand):
                             help="Judging order: shuffled (default) or pool rank")
         # each strategy's parameters, from its declaration (the strategies that read one in brackets)
         add_param_options(parser.add_argument_group("strategy parameters"), registry.parameters())
-        parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
-                            help="cal: its parameters as KEY=VALUE, e.g. stop=target target_recall=0.8 "
-                                 "(taking precedence over the options above)")
+        add_gathered_options(parser)
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
@@ -39,16 +41,12 @@ class Command(WorkbenchCommand):
             depth = values.get("depth")
             if values.get("topic_depth"):
                 depth = topic_depths(depth, values["topic_depth"], collection)
-            cal = None
-            if any(p.into == "cal" for p in chosen.params):
-                cal = gathered(values, chosen, "cal", CalParams, opts["cal"])
-            elif opts["cal"]:
-                raise ValueError(f"--cal applies to cal, not to {chosen.name}")
+            objects = gathered_objects(opts, values, chosen)
             summary = pool_build(collection=collection, name=opts["name"], strategy=chosen.name,
                                  depth=depth, budget=values.get("budget"), total_budget=values.get("total_budget"),
                                  tags=opts["runs"], runs_per_team=opts["runs_per_team"],
                                  seed=seed_from(opts["seed"]), order=opts["order"], strata=values.get("strata"),
-                                 shared=bool(values.get("shared")), cal=cal,
+                                 shared=bool(values.get("shared")), **objects,
                                  options={p.name: values[p.name] for p in chosen.params
                                           if p.into is None and p.name in values and p.name not in COMMON} or None)
         except (PoolRefused, ValueError) as exc:

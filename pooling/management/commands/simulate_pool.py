@@ -1,10 +1,14 @@
 import json
 from dataclasses import replace
 
-from pooling.management.commands._strategy_options import add_param_options, gathered, given_params
+from pooling.management.commands._strategy_options import (
+    add_gathered_options,
+    add_param_options,
+    gathered_objects,
+    given_params,
+)
 from pooling.simulation import SIMULATED, Simulation, SimulationRefused, simulate_pool
 from pooling.strategies import registry
-from pooling.strategies.cal import CalParams
 from workbench.formats.qrels import read_qrels
 from workbench.management.base import Error, WorkbenchCommand
 
@@ -28,8 +32,7 @@ class Command(WorkbenchCommand):
         parser.add_argument("--seed", type=int, default=0)
         # cal's parameters, from its declaration (not given: as --cal says, else as declared)
         add_param_options(parser.add_argument_group("cal parameters"), _gathered_params())
-        parser.add_argument("--cal", nargs="+", default=[], metavar="KEY=VALUE",
-                            help="cal: further parameters, as build_pool's --cal (e.g. growth=0.2 c=3)")
+        add_gathered_options(parser)
         parser.add_argument("--runs", nargs="+", default=None, metavar="TAG",
                             help="Pool only these runs (default: the contributing runs)")
         parser.add_argument("--format", choices=["json", "text"], default="text")
@@ -45,10 +48,9 @@ class Command(WorkbenchCommand):
         try:
             chosen = registry.get(opts["strategy"])
             values = given_params(opts, chosen, [p.name for p, _ in _gathered_params()])
-            cal = None
-            if any(p.into == "cal" for p in chosen.params):
-                cal = replace(gathered(values, chosen, "cal", CalParams, opts["cal"]), budget=opts["budget"],
-                              seed=opts["seed"])
+            cal = gathered_objects(opts, values, chosen).get("cal")
+            if cal is not None:  # the simulation's own budget and seed
+                cal = replace(cal, budget=opts["budget"], seed=opts["seed"])
             rule = {"stop": cal.stop, "target_recall": cal.target_recall, "confidence": cal.confidence,
                     "sample_size": cal.sample_size} if cal else {}
             spec = Simulation(chosen.name, opts["budget"], opts["depth"], opts["seed"], cal=cal,
