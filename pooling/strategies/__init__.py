@@ -8,7 +8,8 @@ Fixed pools return a :class:`PoolResult` (entries + provenance):
     depth_pool, rrf_pool / borda_pool / fusion_pool, stratified_pool
 Adaptive pools are stateful objects with ``next_document(qid)`` / ``record(qid, docno, relevant)``:
     MoveToFront, MaxMean, BayesianBandit (adaptive_pool(name, ...) builds one by name)
-Every strategy by name: ``STRATEGIES`` of :mod:`.registry`, the only list of them.
+Every strategy by name: ``STRATEGIES`` of :mod:`.registry`, the only list of them, each declared once in
+its own module of :mod:`.declared` (:mod:`.declaration`: typed parameters and capabilities).
 Then: assign_judging_order, new_entries (extension), estimate_relevant (Horvitz-Thompson), and the
 statistics in :mod:`.stats`.
 """
