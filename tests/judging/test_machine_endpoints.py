@@ -5,6 +5,11 @@ and escaped. Real chat endpoints on 127.0.0.1 (tests/judging/endpoint_stub.py) r
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -134,3 +139,38 @@ def test_a_base_url_stored_by_the_web_before_endpoints_were_declared_is_never_us
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED and "was not given on the server's command line" in job.error
     assert elsewhere.seen == []
+
+
+@pytest.mark.parametrize(("raw", "says"), [
+    ("{not json", "JUDGE_ENDPOINTS is not JSON"),
+    ('["local"]', "must be a JSON object"),
+    ('{"local": {"base_url": "http://127.0.0.1:9/v1?x=", "models": ["m"]}}', "endpoint 'local': base_url must be"),
+    ('{"local": {"base_url": "http://me:pw@127.0.0.1:9/v1", "models": ["m"]}}', "without user, query or fragment"),
+    ('{"local": {"base_url": "file:///etc/passwd", "models": ["m"]}}', "base_url must be http(s)"),
+    ('{"local": {"base_url": "http://127.0.0.1:9/v1", "models": []}}', "endpoint 'local': models must be"),
+    ('{"local": {"base_url": "http://127.0.0.1:9/v1", "models": ["m"], "key": "sk-1"}}', "unknown fields ['key']"),
+    ('{"local": {"base_url": "http://127.0.0.1:9/v1", "models": ["m"], "key_env": "A B"}}', "key_env must be"),
+    ('{"lo cal": {"base_url": "http://127.0.0.1:9/v1", "models": ["m"]}}', "endpoint 'lo cal': its name"),
+])
+def test_a_bad_endpoint_declaration_stops_the_start_naming_the_entry(raw, says):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from workbench.endpoints import judge_endpoints
+
+    with pytest.raises(ImproperlyConfigured, match=re.escape(says)):
+        judge_endpoints("JUDGE_ENDPOINTS", raw)
+
+
+def test_the_settings_read_the_endpoints_and_limits_from_the_environment():
+    code = ("import django; django.setup(); from django.conf import settings as s; "
+            "print(s.JUDGE_ENDPOINTS, s.JUDGE_REPLY_MAX_BYTES, s.JUDGE_REQUEST_DEADLINE)")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "JUDGE_REPLY_MAX_BYTES": "2048",
+           "JUDGE_REQUEST_DEADLINE": "7.5",
+           "JUDGE_ENDPOINTS": '{"local": {"base_url": "http://127.0.0.1:9/v1/", "models": ["m"], "key_env": "K"}}'}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == ("{'local': {'base_url': 'http://127.0.0.1:9/v1', 'models': ['m'], 'key_env': 'K'}} "
+                                   "2048 7.5"), done.stderr
+    done = subprocess.run([sys.executable, "-c", code], env={**env, "JUDGE_REQUEST_DEADLINE": "0"}, cwd=root,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "JUDGE_REQUEST_DEADLINE='0' must be a number above 0" in done.stderr
