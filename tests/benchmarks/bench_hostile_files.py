@@ -3,7 +3,10 @@
 - a 10 GB gzip bomb (zeros, about 10 MB compressed) through ``import_runs``, ``import_qrels``,
   ``import_topics`` and ``import_documents``: each refused with one line; target peak under 500 MB;
 - a 1 GB single document (plain TREC SGML): refused with one line naming it; target peak under 500 MB;
-- real sizes under the default limits: a 1,000,000-line run (gzip), a 300 MB documents file (JSONL).
+- real sizes under the default limits: a 1,000,000-line run (gzip), a 300 MB documents file (JSONL);
+- archives as a runs upload's job unpacks them: a 5 GiB member zipped into 5 MB (refused after 16 MB written),
+  a zip of 100,000 entries (refused before anything is unpacked), 20,000 members of one name (named in linear
+  time, with ``UPLOAD_MAX_FILES`` raised to 30,000).
 
 Each command runs as its own process on a fresh SQLite file; its peak memory is its ``ru_maxrss``.
 
@@ -34,6 +37,48 @@ def measured(args, env):
         process.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         return process.returncode, err.read().strip(), usage.ru_maxrss / 1024, time.perf_counter() - started
+
+
+ARCHIVES = """
+import json, os, shutil, sys, time, zipfile
+from pathlib import Path
+from workbench import uploads
+from workbench.services import ImportRefused
+tmp, mb = Path(sys.argv[-1]), 1 << 20
+def written():
+    return int(dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())["wchar"])
+def make(name, members):
+    with zipfile.ZipFile(tmp / name, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, size, text in members:
+            with archive.open(member, "w", force_zip64=True) as out:
+                for _ in range(size // mb):
+                    out.write(bytes(mb))
+                out.write(text)
+    return tmp / name
+cases = [("5 GiB member in a zip", make("bomb.zip", [("big.run", 5 << 30, b"")])),
+         ("zip of 100,000 entries", make("many.zip", [(f"r/{i}.run", 0, b"1 Q0 d 1 1 r\\n") for i in range(100_000)])),
+         ("zip of 20,000 members named a.run", make("same.zip", [(f"f{i}/a.run", 0, b"1 Q0 d 1 1 a\\n") for i in range(20_000)]))]
+for label, archive in cases:
+    folder = tmp / ("staged-" + archive.stem)
+    folder.mkdir()
+    shutil.move(archive, folder / archive.name)
+    (folder / ".names.json").write_text(json.dumps({"files": [[archive.name, archive.name]]}))
+    size, before, started = (folder / archive.name).stat().st_size, written(), time.perf_counter()
+    try:
+        said = f"unpacked {len(uploads.open_staged(folder, archives=True, kind='runs'))} files"
+    except ImportRefused as exc:
+        said = exc.problems[0]
+    print(f"| {label} ({size / mb:.1f} MB) | {(written() - before) / mb:.0f} | {time.perf_counter() - started:.1f} | "
+          f"{said[:110]} |")
+    shutil.rmtree(folder)
+"""
+
+
+def archives(tmp: Path, env: dict) -> None:
+    """The archive cases, in one process of the workbench (a job's unpacking, as a console upload's)."""
+    print("\n| archive | MB written | seconds | message |\n|---|---|---|---|")
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", ARCHIVES.replace("sys.argv[-1]", repr(str(tmp)))],
+                   cwd=ROOT, env={**env, "UPLOAD_MAX_FILES": "30000"}, check=True)
 
 
 def main() -> None:
@@ -91,6 +136,7 @@ def main() -> None:
         code, err, peak, seconds = measured(["import_documents", "c", str(docs)], env)
         print(f"| import_documents, 300 MB JSONL ({i:,} documents) | {code} | {peak:.0f} | {seconds:.1f} | {err[:110]} |")
         assert code == 0, err
+        archives(tmp, env)
         if worst >= 500:
             sys.exit(f"a hostile file took {worst:.0f} MB, over the 500 MB target")
 

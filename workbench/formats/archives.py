@@ -102,7 +102,7 @@ def is_zip(shown: str) -> bool:
 
 def skipped(member: str) -> bool:
     """Folders' housekeeping files that are not anyone's data (macOS resource forks, .DS_Store)."""
-    parts = PurePosixPath(member).parts
+    parts = [part for part in member.split("/") if part and part != "."]
     return not parts or "__MACOSX" in parts or parts[-1].startswith(".")
 
 
@@ -136,9 +136,11 @@ def count_files(path: Path, shown: str, before: int, budget: Budget) -> int:
     with _opened(path) as raw:
         if is_zip(shown):
             with zipfile.ZipFile(raw) as archive:
-                found = sum(1 for info in archive.infolist() if not info.is_dir() and not skipped(info.filename))
-            if cap is not None and found > cap:
-                raise _too_many(shown, found, budget)
+                for info in archive.infolist():
+                    if not info.is_dir() and not skipped(info.filename):
+                        found += 1
+                        if cap is not None and found > cap:
+                            raise _too_many(shown, found, budget)
             return found
         with _tar(raw, _Meter(shown, budget, raw)) as archive:
             for info in archive:
