@@ -17,6 +17,7 @@ from evaluation.reusability import stored_leave_one_out
 from evaluation.scoring import EvaluationError, normalise_policy
 from judging.policies import DEFAULT_POLICY
 from workbench import jobs, subjobs
+from workbench.audit import audit_record
 from workbench.models import Collection, Job
 
 
@@ -29,6 +30,8 @@ def build_release(job_id: int) -> None:
         bundle = release.release_bundle(job.collection, policy=job.params.get("policy", "adjudicated"))
         progress.step("writing the zip")
         jobs.write_output(job, bundle.filename, bundle.data)
+        audit_record(collection=job.collection, actor=job.started_by, action="release bundle built",
+                     detail=f"{bundle.filename} (qrels policy {job.params.get('policy', 'adjudicated')})")
         progress.finish(file=bundle.filename, files=len(bundle.files),
                         url=reverse("evaluation:download_release_file", args=[job.collection.slug, job.pk]),
                         label=f"Download {bundle.filename}")

@@ -175,6 +175,9 @@ def test_each_organizer_reaches_their_own_pages_and_lists_only_their_own(client,
     built = client.post("/api/v1/collections/amytrack/pools", data=BUILD, content_type="application/json",
                         HTTP_AUTHORIZATION=f"Bearer {amy.api_token}")
     assert built.status_code == 202, built.content
+    client.post(reverse("evaluation:download_release", args=["amytrack"]), {"policy": "adjudicated"})
+    log = client.get(reverse("workbench:audit", args=["amytrack"])).content.decode()
+    assert "release bundle built" in log and "qrels policy adjudicated" in log
 
 
 def test_the_admin_lists_only_rows_of_the_organizers_own_collection(client, two_tracks):
