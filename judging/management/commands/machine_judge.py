@@ -14,7 +14,7 @@ class Command(WorkbenchCommand):
     help = ("A machine assessor judges every pair of a pool (resumable: pairs it judged are never judged again). "
             "The openai judge talks to an endpoint the deployment declares (--endpoint, JUDGE_ENDPOINTS, with the "
             "key it names) or to --base-url with the key in OPENAI_API_KEY. Progress: a bar on a terminal, a line "
-            "every 10%% of the pairs otherwise.")
+            "every 10% of the pairs otherwise.")
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
