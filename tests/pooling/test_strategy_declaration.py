@@ -159,3 +159,17 @@ def test_only_a_strategy_that_stops_topics_has_topics_to_stop(track, organizer, 
         assert response.status_code == 400
         assert "has no topics to stop: only cal pools stop by topic" in response.content.decode()
     assert "Stopping state of" not in client.get("/console/robust/pools/").content.decode()
+
+
+def test_cals_parameters_are_options_of_their_own_and_the_words_of_cal_take_precedence(track):
+    factories.add_documents(track, ["a0", "a1", "b0", "b1"])
+    call_command("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--stop", "qbcb", "--target-recall",
+                 "0.7", "--sample-size", "10", "--growth", "0.2", "--cal", "growth=0.3", stdout=StringIO())
+    cal = Pool.objects.get().params["cal"]
+    assert (cal["stop"], cal["target_recall"], cal["sample_size"], cal["growth"]) == ("qbcb", 0.7, 10, 0.3)
+    with pytest.raises(CommandError, match=r"^--target-recall must be between 0 and 1, not 1$"):
+        call_command("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--target-recall", "1",
+                     "--name", "other", stdout=StringIO())
+    with pytest.raises(CommandError, match=r"^--cal applies to cal, not to depth$"):
+        call_command("build_pool", "robust", "--depth", "2", "--cal", "stop=knee", "--name", "other",
+                     stdout=StringIO())
