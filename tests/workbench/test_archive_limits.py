@@ -180,19 +180,19 @@ class _CountingNames(archives.UsedNames):
 
 
 def test_members_of_one_name_are_named_in_linear_time(tmp_path, settings):
-    """5,000 members named ``a.run`` (as 20,000 were in the review, which took 383 s): each name is found with a
-    lookup or two, not by trying 1, 2, 3... again for each member (12.5 million lookups)."""
+    """5,000 names ``a.run`` (20,000 members of one name took 383 s in the review): each name is found with a
+    lookup or two, not by trying 1, 2, 3... again for each member (12.5 million lookups); an archive's members
+    are named so."""
     settings.DATA_UPLOAD_MAX_NUMBER_FILES = 20_000
     names = _CountingNames()
     given = [archives.safe_name(f"folder{i}/a.run", names) for i in range(5000)]
     assert given[:3] == ["a.run", "2-a.run", "3-a.run"] and given[-1] == "5000-a.run" and len(set(given)) == 5000
     assert _CountingNames.lookups < 3 * 5000
     with zipfile.ZipFile(tmp_path / "same.zip", "w") as archive:
-        for i in range(5000):
+        for i in range(500):
             archive.writestr(f"f{i}/a.run", b"1 Q0 d 1 1.0 a\n")
     folder = _staged(tmp_path, "same.zip")
-    started = time.perf_counter()
     staged = uploads.open_staged(folder, archives=True, kind="runs")
-    assert len(staged) == 5000 and staged.name(staged.files[-1]) == "same.zip:f4999/a.run"
-    assert time.perf_counter() - started < 10
+    assert [p.name for p in staged.files[:2]] == ["a.run", "2-a.run"] and staged.files[-1].name == "500-a.run"
+    assert staged.name(staged.files[-1]) == "same.zip:f499/a.run"
     shutil.rmtree(folder)
