@@ -63,3 +63,20 @@ class DatabaseBusyMiddleware:
         reason = " ".join(str(exception).split())[:300] or type(exception).__name__
         logger.warning("%s %s answered 503, the database refused: %s", request.method, request.path, reason)
         return busy_response(request)
+
+
+def server_error(request, *args, **kwargs):
+    """The project's ``handler500``: an error the database raised outside a view (a session saved by its
+    middleware while another process holds SQLite's lock) answers :func:`busy_response` too; any other error
+    answers Django's own 500 page."""
+    import sys
+
+    from django.views.defaults import server_error as django_server_error
+
+    exception = sys.exc_info()[1]  # Django calls the handler inside its except clause
+    if isinstance(exception, OperationalError | InterfaceError):
+        reason = " ".join(str(exception).split())[:300] or type(exception).__name__
+        logger.warning("%s %s answered 503, the database refused outside a view: %s", request.method, request.path,
+                       reason)
+        return busy_response(request)
+    return django_server_error(request, *args, **kwargs)

@@ -8,6 +8,9 @@ from django.views.generic import RedirectView
 from workbench import account_views, views
 from workbench.api import api
 
+#: a database that refused outside a view (a middleware's write) answers the "busy, try again" page, not a 500
+handler500 = "workbench.busy.server_error"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("jobs/<int:job_id>/", views.job, name="job"),

@@ -40,3 +40,18 @@ def test_a_client_asking_for_json_gets_the_same_answer_as_json(client, boss, col
                            HTTP_ACCEPT="application/json")
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json() == {"detail": "The database is busy; try again in a moment."}
+
+
+def test_a_session_the_database_refused_to_save_answers_busy_not_500(db, monkeypatch):
+    """The session middleware saves the session after the view has answered: a lock met there is outside any
+    view (the project's handler500 answers it)."""
+    from django.contrib.sessions.middleware import SessionMiddleware
+    from django.test import Client
+
+    def locked(self, request, response):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(SessionMiddleware, "process_response", locked)
+    response = Client(raise_request_exception=False).get("/accounts/login/")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert "The database is busy; try again in a moment." in response.content.decode()
