@@ -7,6 +7,7 @@ features stale.
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.urls import reverse
 from django_tasks import task
 
@@ -28,7 +29,15 @@ def compute_features(job_id: int) -> None:
 
 
 def request_features(collection: Collection) -> None:
-    """Queue the features job for the collection, unless one is waiting or running."""
-    if not Job.objects.filter(kind=KIND, collection=collection, status__in=[Job.Status.QUEUED, Job.Status.RUNNING]
-                              ).exists():
-        jobs.job_start(compute_features, kind=KIND, collection=collection)
+    """Queue the features job for the collection once the write that found its features stale (a judgment) is
+    committed, unless one is waiting or running then (a burst of judgments gives one job)."""
+    collection_pk = collection.pk
+    transaction.on_commit(lambda: _queue(collection_pk))
+
+
+def _queue(collection_pk: int) -> None:
+    collection = Collection.objects.filter(pk=collection_pk).first()
+    if collection is None or Job.objects.filter(kind=KIND, collection=collection,
+                                                status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).exists():
+        return
+    jobs.job_start(compute_features, kind=KIND, collection=collection)

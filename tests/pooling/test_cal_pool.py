@@ -138,9 +138,10 @@ def test_the_pool_page_and_export_of_a_cal_pool_answer(collection, assessor, org
     assert "c0" in exported
 
 
-def test_documents_imported_after_the_build_never_make_a_judgment_compute_features(collection, assessor, settings):
+def test_documents_imported_after_the_build_never_make_a_judgment_compute_features(
+        collection, assessor, settings, django_capture_on_commit_callbacks):
     """Features take seconds at real size: a judgment that finds them stale goes on with the stored ones and
-    queues the features job (once), which stores them anew."""
+    queues the features job (once, when committed), which stores them anew."""
     from pooling import features, tasks
     from pooling.features import KIND
     from workbench.models import Job
@@ -154,7 +155,9 @@ def test_documents_imported_after_the_build_never_make_a_judgment_compute_featur
     from pooling.advance import forget
 
     forget(Pool.objects.get())  # as in another web process, which has no model of the topic in memory
-    assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
+        assert not Job.objects.filter(kind=KIND).exists()  # asked for once the judgments are committed
     queued = Job.objects.get(kind=KIND, collection=collection)  # one job for both judgments
     assert queued.status == Job.Status.QUEUED
     assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS)  # not computed in the request
@@ -189,7 +192,8 @@ def test_the_pools_page_reads_each_topics_state_as_the_last_judgment_left_it(col
     assert "Stopping state of main" in page and ">301<" in page.replace(" ", "")
 
 
-def test_features_stored_before_bm25_serve_judgments_until_the_job_stores_them_again(collection, assessor, settings):
+def test_features_stored_before_bm25_serve_judgments_until_the_job_stores_them_again(
+        collection, assessor, settings, django_capture_on_commit_callbacks):
     """Features stored by an older version (no document lengths, so no BM25 anchor) are not an error: a
     judgment goes on with them, queues the features job once, and the job stores the current layout."""
     import io
@@ -212,7 +216,8 @@ def test_features_stored_before_bm25_serve_judgments_until_the_job_stores_them_a
     forget(Pool.objects.get())  # a web process after the upgrade
     assignments_create(pool=Pool.objects.get(), assessors=[assessor], topics=["301"])
     settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
-    assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
+    with django_capture_on_commit_callbacks(execute=True):
+        assert judge_next(assessor, 1, "a") == "c0" and judge_next(assessor, 1, "b") is not None
     queued = Job.objects.get(kind=KIND, collection=collection)  # one job for both judgments
     assert load_features(io.BytesIO(bytes(CollectionFeatures.objects.get().data))).version == 1  # not in the request
     tasks.compute_features.call(queued.pk)
