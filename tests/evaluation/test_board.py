@@ -187,3 +187,22 @@ def test_a_qrels_import_queues_the_board_job_once_committed_and_a_page_queues_no
     assert queued.count() == 1
     assert "being computed" in client.get(PAGE).content.decode()
     assert queued.count() == 1
+
+
+def test_a_split_run_import_queues_the_board_job_once_its_join_commits(track, settings, tmp_path,
+                                                                       django_capture_on_commit_callbacks):
+    """The join of a split import moves the staged runs in with bulk_update (no post_save): it asks itself."""
+    from tests import factories
+    from workbench.run_imports import RunSpec, runs_adopt, runs_check, runs_stage
+
+    path = tmp_path / "extra.run"
+    path.write_text(factories.run_lines("extra", RANKINGS["alpha"]))
+    checked, problems = runs_check(track, [RunSpec(source=path, team="extra")])
+    assert problems == []
+    runs_stage("robust-part-1", checked)
+    _queue_only(settings)
+    settings.BOARD_ON_CHANGE = True
+    with django_capture_on_commit_callbacks(execute=True):
+        runs_adopt(track, ["robust-part-1"], checked)
+    queued = Job.objects.filter(collection=track, kind=board.KIND, status=Job.Status.QUEUED)
+    assert queued.count() == 1 and track.runs.filter(tag="extra").exists()
