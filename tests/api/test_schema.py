@@ -4,9 +4,13 @@ or body). Bounded: a few examples per endpoint, no deadline per example (the fir
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -29,7 +33,21 @@ def api_schema(db, settings, track, organizer):
     collection_organizer_add(collection=collection, user=organizer)
     collection.researchers_may_download = True
     collection.save(update_fields=["researchers_may_download"])
-    return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+    with one_transaction():
+        return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+
+
+@contextlib.contextmanager
+def one_transaction():
+    """The test's transaction stays open across the WSGI requests (PostgreSQL), as Django's test client keeps it
+    across its own (which connects these receivers again after each of its requests)."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def test_no_answer_is_a_server_error_or_contradicts_the_schema(api_schema, track, teams, organizer, researcher,
@@ -44,12 +62,17 @@ def test_no_answer_is_a_server_error_or_contradicts_the_schema(api_schema, track
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 15
 
-    for operation in operations:
-        @given(case=operation.as_strategy())
-        @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-                  database=None)
-        def answers_by_its_schema(case):
-            for headers in roles.values():
-                case.call_and_validate(headers=headers, checks=CHECKS)
+    with one_transaction():
+        for operation in operations:
+            _answers_by_its_schema(operation, roles)
 
-        answers_by_its_schema()
+
+def _answers_by_its_schema(operation, roles: dict) -> None:
+    @given(case=operation.as_strategy())
+    @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+              database=None)
+    def answers_by_its_schema(case):
+        for headers in roles.values():
+            case.call_and_validate(headers=headers, checks=CHECKS)
+
+    answers_by_its_schema()
