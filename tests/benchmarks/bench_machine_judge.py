@@ -80,8 +80,8 @@ def main() -> int:
         out = StringIO()
         call_command("machine_judge", "demo", "--judge", "embedding", stdout=out)
         judged = time.perf_counter() - started
-        closing = out.getvalue().strip().splitlines()[-1]  # the command's last line says what it did
-        print(f"demo built in {built:.1f} s; {closing} (judged in {judged:.1f} s)")
+        closing = out.getvalue().strip().splitlines()[-1]  # the command's last line: what it did, in how long
+        print(f"demo built in {built:.1f} s; {closing} (the command: {judged:.1f} s)")
         judge = MachineJudge.objects.get(collection__slug="demo", name="embedding")
         rows = [("topics 7-18 -> 19-30", measure(judge, [str(t) for t in range(7, 19)])),
                 ("2 folds by topic", measure(judge, None))]
