@@ -12,6 +12,7 @@ from evaluation import board, board_extras, cache, scoring, selectors, tables
 from evaluation.access import results_view
 from evaluation.reusability import stored_leave_one_out
 from evaluation.scoring import EvaluationError
+from evaluation.tasks import build_leave_one_out
 from judging.policies import DEFAULT_POLICY
 from workbench import jobs
 from workbench.models import Collection, Job
@@ -24,8 +25,6 @@ def request_leave_one_out(collection: Collection, measure: str, by: str, policy:
     pending = board_extras.pending(collection, measure, by, policy)
     if pending is not None:
         return pending
-    from evaluation.tasks import build_leave_one_out  # tasks import the pages' modules
-
     params = {"measure": measure, "by": by, "policy": policy,
               "version": board.version_key(cache.version(collection))}
     failed = Job.objects.filter(collection=collection, kind=board_extras.LOO_KIND, status=Job.Status.FAILED,

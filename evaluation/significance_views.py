@@ -24,6 +24,7 @@ from evaluation import selectors, tables
 from evaluation.access import results_view
 from evaluation.scoring import EvaluationError
 from evaluation.tables import _fmt, _matrix_table, _MatrixRow, _run_columns
+from evaluation.views import _choices, _error_page
 from workbench.selectors import may_organize
 
 __all__ = ["FrameRecords", "significance", "significance_matrix_table"]
@@ -135,8 +136,6 @@ def significance_matrix_table(pairs: pd.DataFrame, *, measure: str, test: str, c
 
 @results_view()
 def significance(request: HttpRequest, collection) -> HttpResponse:
-    from evaluation.views import _choices, _error_page
-
     measure = request.GET.get("measure", "map")
     try:
         choice = _choices(request, collection)
