@@ -148,3 +148,27 @@ def test_an_organizer_starts_a_pool_build_and_follows_its_job(client, track, tea
     assert client.post(url, {"name": "x", "strategy": "depth"}, content_type="application/json",
                        **bearer(red)).status_code == 403
     assert client.get(started.json()["url"], **bearer(red)).status_code == 404
+
+
+def test_a_researcher_reads_the_leaderboard_where_the_organizers_allow_it(client, track, teams, researcher):
+    _, red = teams["red"]
+    assert api_submit(client, track, red, run_upload("red-a")).json()["status"] == "accepted"
+    url = f"/api/v1/collections/{track.collection.slug}/leaderboard?measures=map,P.10"
+    assert client.get(url, **bearer(researcher)).status_code == 403
+    track.collection.researchers_may_download = True
+    track.collection.save(update_fields=["researchers_may_download"])
+    Judgment.objects.create(collection=track.collection, topic=track.collection.topics.get(qid="301"), docno="d1",
+                            grade=1, assessor="nist", source=Judgment.Source.IMPORT)
+    board = client.get(url, **bearer(researcher))
+    assert board.status_code == 200, board.content
+    assert board.json()["measures"][:2] == ["map", "P_10"] and [r["run"] for r in board.json()["runs"]] == ["red-a"]
+    assert client.get(url.replace("map,P.10", "nonsense"), **bearer(researcher)).status_code == 400
+
+
+def test_the_schema_and_its_browsable_docs_are_served(client):
+    schema = client.get("/api/v1/openapi.json").json()
+    assert "/api/v1/tracks/{slug}/submissions" in schema["paths"]
+    assert schema["components"]["securitySchemes"]["TokenAuth"]["scheme"] == "bearer"
+    docs = client.get("/api/v1/docs")
+    assert docs.status_code == 200 and b"/static/ninja/swagger-ui-bundle.js" in docs.content
+    assert "script-src 'self'" in docs["Content-Security-Policy"]
