@@ -13,6 +13,7 @@ from ninja import Router, Schema, Status
 from pooling.forms import PoolBuildForm
 from pooling.models import Pool
 from pooling.services import seed_from
+from pooling.strategies import registry
 from pooling.tasks import build_pool
 from workbench import jobs
 from workbench.api import ApiRefused, collection_readable, job_out, organized_collection, register, replies
@@ -68,13 +69,22 @@ def _form_data(body: BuildIn) -> QueryDict:
     return data
 
 
+def _build_help() -> str:
+    """The endpoint's description, its strategies and parameters from their declarations (``registry``)."""
+    strategies = ", ".join(f"`{name}`" for name in registry.names())
+    parameters = "\n".join(f"- `{p.name}` ({p.type}; {', '.join(users)}): {p.describe()}"
+                           for p, users in registry.parameters())
+    return ("The pool page's form as JSON: `name` (a new name builds a pool, an existing one extends it), "
+            f"`strategy` ({strategies}), `runs` (none: every run offered to the pool), `runs_per_team`, `seed`, "
+            f"`order` ({', '.join(f'`{o}`' for o in Pool.Order.values)}), and the strategy's own `parameters` by "
+            "name (e.g. `{\"depth\": 10}`); checked as the form checks them, started as the page starts it (the "
+            "job-start limit applies: 429 with Retry-After).\n\nParameters, by the strategies that read them:\n\n"
+            + parameters)
+
+
 @router.post("/collections/{slug}/pools", response=replies(202, StartedOut),
-             summary="Start building (or extending) a pool: a job to follow at /jobs/{id}")
+             summary="Start building (or extending) a pool: a job to follow at /jobs/{id}", description=_build_help())
 def pool_build_start(request, slug: str, body: BuildIn):
-    """The pool page's form as JSON: ``name`` (a new name builds a pool, an existing one extends it),
-    ``strategy``, ``runs`` (none: every run offered to the pool), ``runs_per_team``, ``seed``, ``order``, and the
-    strategy's own ``parameters`` by their form names (e.g. ``{"depth": 10}``); checked as the form checks
-    them, started as the page starts it (the job-start limit applies: 429 with Retry-After)."""
     collection = organized_collection(request.auth, slug)
     if body.order is None:
         body.order = Pool.Order.SHUFFLED

@@ -18,9 +18,8 @@ class TokenForm(forms.Form):
 
 def _page(request: HttpRequest, form: TokenForm, new_token: str = "", status: int = 200) -> HttpResponse:
     tokens = ApiToken.objects.filter(user=request.user)
-    response = render(request, "workbench/account.html",
-                      {"form": form, "tokens": tokens, "new_token": new_token}, status=status)
-    return response
+    return render(request, "workbench/account.html", {"form": form, "tokens": tokens, "new_token": new_token},
+                  status=status)
 
 
 @never_cache

@@ -172,3 +172,19 @@ def test_the_schema_and_its_browsable_docs_are_served(client):
     docs = client.get("/api/v1/docs")
     assert docs.status_code == 200 and b"/static/ninja/swagger-ui-bundle.js" in docs.content
     assert "script-src 'self'" in docs["Content-Security-Policy"]
+
+
+def test_the_job_start_limit_and_the_upload_limit_hold_over_the_api(client, track, teams, organizer, settings):
+    _, red = teams["red"]
+    settings.PORTAL_MAX_UPLOAD_MB = 0
+    too_big = api_submit(client, track, red, run_upload("red-a"))
+    assert too_big.status_code == 413 and "the largest run file the portal takes" in too_big.json()["detail"]
+    settings.PORTAL_MAX_UPLOAD_MB, settings.JOB_STARTS_PER_MINUTE = 1, 1
+    assert api_submit(client, track, red, run_upload("red-a")).status_code == 201
+    again = api_submit(client, track, red, run_upload("red-b"))
+    assert again.status_code == 429 and int(again["Retry-After"]) >= 1
+    assert "the most one person may start is 1 a minute" in again.json()["detail"]
+    url = f"/api/v1/collections/{track.collection.slug}/pools"
+    body = {"name": "main", "strategy": "depth", "parameters": {"depth": 2}}
+    assert client.post(url, body, content_type="application/json", **bearer(organizer)).status_code == 202
+    assert client.post(url, body, content_type="application/json", **bearer(organizer)).status_code == 429
