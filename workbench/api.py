@@ -21,6 +21,7 @@ from typing import Annotated
 from django.apps import apps
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.utils.module_loading import module_has_submodule
 from ninja import NinjaAPI, Router, Schema
@@ -28,7 +29,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field
 
-from workbench import jobs
+from workbench import busy, jobs
 from workbench.models import Collection, Job
 from workbench.selectors import (
     can_download,
@@ -160,6 +161,14 @@ def _too_big(request, exc):
 @api.exception_handler(jobs.TooManyJobStarts)
 def _too_many_jobs(request, exc):
     return _error(request, 429, str(exc), retry_after=exc.wait)
+
+
+@api.exception_handler(OperationalError)
+@api.exception_handler(InterfaceError)
+def _database_busy(request, exc):
+    """The database locked or unreachable: nothing was done, try again (as ``workbench.busy`` answers a page)."""
+    busy.logger.warning("%s %s answered 503, the database refused: %s", request.method, request.path, exc)
+    return _error(request, 503, busy.MESSAGE, retry_after=busy.RETRY_AFTER)
 
 
 @api.exception_handler(TokenRateLimited)

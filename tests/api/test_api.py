@@ -188,3 +188,20 @@ def test_the_job_start_limit_and_the_upload_limit_hold_over_the_api(client, trac
     body = {"name": "main", "strategy": "depth", "parameters": {"depth": 2}}
     assert client.post(url, body, content_type="application/json", **bearer(organizer)).status_code == 202
     assert client.post(url, body, content_type="application/json", **bearer(organizer)).status_code == 429
+
+
+def test_a_request_the_database_refused_answers_503_json_even_in_debug(client, track, organizer, monkeypatch,
+                                                                     settings):
+    from django.db import OperationalError
+
+    from workbench import jobs
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    settings.DEBUG = True  # ninja answers a traceback in DEBUG for what no handler takes
+    monkeypatch.setattr(jobs, "job_start", locked)
+    answer = client.post(f"/api/v1/collections/{track.collection.slug}/pools", {"name": "main", "strategy": "depth"},
+                         content_type="application/json", **bearer(organizer))
+    assert answer.status_code == 503 and answer["Retry-After"] == "5"
+    assert answer.json()["detail"] == "The database is busy; try again in a moment."
