@@ -164,7 +164,7 @@ def _figures(collection: Collection, policies: list[str]) -> dict:
 
 
 def _slice_figures(collection: Collection, topics: list[str]) -> dict:
-    counts = scoring.judged_counts(collection, None, topics)
+    counts = scoring.judged_counts(collection, scoring.completeness_pools(collection), topics)
     return {"completeness": dataclasses.asdict(topic_completeness(collection, topics, counts=counts)),
             "judged_figures": dataclasses.asdict(judged.main_pool_figures(collection, topics))}
 

@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
+from evaluation import scoring
 from evaluation.inferred import sampled_qrels, sampled_qrels_lines
 from evaluation.pool_estimates import collection_recall_estimates, estimates_tsv
 from judging import qrels as judged
 from judging import selectors as judging_selectors
-from judging.completeness import topic_completeness
 from judging.duplicates import qrels_with_duplicates
 from judging.exchange import judgments_jsonl
 from pooling import selectors as pooling_selectors
@@ -159,8 +159,8 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
 
 
 def _completeness_lines(collection: Collection) -> list[str]:
-    state = topic_completeness(collection)
-    lines = [f"- topics fully judged (every pooled document): {len(state.complete)}"]
+    state = scoring.completeness(collection)  # on the main pool, as the leaderboard counts it
+    lines = [f"- topics fully judged (every document of the main pool): {len(state.complete)}"]
     if state.partial:
         lines.append(f"- topics partly judged: {len(state.partial)} — " + ", ".join(
             f"{qid} ({done} of {pooled})" for qid, (done, pooled) in state.partial.items())

@@ -50,18 +50,27 @@ def normalise_policy(policy: str) -> str:
 
 
 def completeness(collection: Collection) -> Completeness:
-    """:func:`judging.completeness.topic_completeness`, once per version of the collection (the pages read the
-    figure the board job stored: :func:`evaluation.scores.completeness`)."""
+    """:func:`judging.completeness.topic_completeness` on the main pool (:func:`completeness_pools`), once per
+    version of the collection (the pages read the figure the board job stored:
+    :func:`evaluation.scores.completeness`)."""
     return cached((version(collection), "completeness"),
-                  lambda: topic_completeness(collection, counts=judged_counts(collection, None)))
+                  lambda: topic_completeness(collection, counts=judged_counts(collection, completeness_pools(
+                      collection))))
+
+
+def completeness_pools(collection: Collection) -> list[int]:
+    """The pools whose documents a topic must have judged to be complete: the main pool (``main``, else the first
+    built), as the judged figures; another pool (a cal pool, a deeper experiment) never changes which topics
+    the leaderboard counts as judged."""
+    main = snapshot(collection).main_pool
+    return [] if main is None else [main.pool.pk]
 
 
 def judged_counts(collection: Collection, pools: Sequence[int] | None, topics: list[str] | None = None
                   ) -> dict[str, Counts]:
     """:func:`judging.completeness.pool_judged_counts` of the pools with these ids (``None``: every pool of the
-    collection; on ``topics`` only, if given), once per version: completeness reads every pool's, the judged
-    figures the main pool's, and a collection with one pool asks the database once (seconds at 1,000 runs),
-    not twice."""
+    collection; on ``topics`` only, if given), once per version: completeness and the judged figures both read
+    the main pool's, so the database is asked once (seconds at 1,000 runs), not twice."""
     ids = tuple(sorted(Pool.objects.filter(collection=collection).values_list("pk", flat=True)
                        if pools is None else pools))
     return cached((version(collection), "pool judged counts", ids, None if topics is None else tuple(topics)),

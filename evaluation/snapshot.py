@@ -51,7 +51,7 @@ class Snapshot:
     declared: dict[str, bool]        # tag -> Run.contributes: offered to the pool (eligible)
     contributed: dict[str, bool]     # tag -> some pool was built from it (pooling.selectors.contributed_runs)
     pools: tuple[PoolInfo, ...]
-    main_pool: PoolInfo | None       # "main", else the latest
+    main_pool: PoolInfo | None       # "main", else the first built
 
     @property
     def tags(self) -> list[str]:
@@ -86,7 +86,9 @@ def snapshot(collection: Collection) -> Snapshot:
 def _load_snapshot(collection: Collection, key: tuple) -> Snapshot:
     runs = list(Run.objects.filter(collection=collection).order_by("tag").values_list("tag", "team", "contributes"))
     pools = tuple(_pool_info(p) for p in Pool.objects.filter(collection=collection).order_by("-updated_at", "-id"))
-    main = next((p for p in pools if p.name == "main"), pools[0] if pools else None)
+    # the pool named "main", else the first one built: a pool built later (a cal pool, a deeper experiment) never
+    # becomes the one the leaderboard's completeness and judged figures are counted on
+    main = next((p for p in pools if p.name == "main"), min(pools, key=lambda p: p.pool.pk) if pools else None)
     declared = {tag: bool(c) for tag, _, c in runs}
     contributed = contributed_runs(collection)  # the one definition, shared with the pool page and exports
     return Snapshot(version=key, slug=collection.slug, relevant_from=collection.relevant_from,
