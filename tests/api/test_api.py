@@ -105,6 +105,10 @@ def test_machine_labels_pushed_over_http_are_a_machine_assessor_s_judgments_with
     assert bad.json()["problems"] == ["labels:2: topic '999' is not a topic of collection 'robust'",
                                       "labels:3: grade 7 is not one of the collection's grades (0, 1)"]
     assert Judgment.objects.count() == 2
+    # the machine judge's own account may push for itself, and for no other judge
+    assert client.post(url, body, content_type="text/plain", **bearer(judge.user)).status_code == 200
+    other = _machine_judge(collection, "other")
+    assert client.post(url, body, content_type="text/plain", **bearer(other.user)).status_code == 403
 
 
 def test_an_organizer_of_another_collection_cannot_read_its_qrels(client, organizer):
