@@ -5,4 +5,6 @@ class JudgingConfig(AppConfig):
     name = "judging"
 
     def ready(self) -> None:
-        from judging import tasks  # noqa: F401 - registers the qrels upload
+        from judging import machine, tasks  # noqa: F401 - tasks registers the qrels upload
+
+        machine.autodiscover()  # the machine judges' declarations (each its own module), registered once

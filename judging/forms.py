@@ -2,7 +2,9 @@ import json
 
 from django import forms
 
+from judging import machine
 from pooling.models import Pool
+from workbench.param_fields import param_field
 from workbench.people import assessors
 
 _MAX_ID = 2**63 - 1
@@ -159,10 +161,19 @@ class MachineJudgeForm(forms.Form):
             "The chat endpoints this deployment declares; the server holds their keys." if endpoints else
             "This deployment declares no chat endpoint: the server's administrator lists them in the "
             "JUDGE_ENDPOINTS setting.")
+        self.judges = judges
+        #: option field name -> the judges that read it (one field per declared option, from the declarations)
+        self.option_users: dict[str, list[str]] = {}
+        for p, users in machine.options():
+            self.fields[p.name] = param_field(p)
+            self.fields[p.name].label = f"{p.title} ({', '.join(users)})"
+            self.option_users[p.name] = users
 
     def clean(self):
         data = super().clean()
-        if data.get("kind") != "openai":
+        kind = self.judges.get(data["kind"]) if data.get("kind") in self.judges else None
+        data["options"] = self._options(kind, data)
+        if kind is None or not kind.needs_network:
             data["endpoint"] = data["model"] = ""
             return data
         endpoint, model = data.get("endpoint"), data.get("model")
@@ -175,3 +186,17 @@ class MachineJudgeForm(forms.Form):
             self.add_error("model", f"Choose a model that endpoint {endpoint} serves: "
                                     f"{', '.join(self.endpoints[endpoint])}.")
         return data
+
+    def _options(self, kind, data: dict) -> dict:
+        """The chosen judge's options that were filled in, each checked by its declaration (an error on the field
+        names the option, the bound and the value); the other judges' fields are ignored."""
+        given = {}
+        for p in kind.options if kind is not None else ():
+            if data.get(p.name) in (None, ""):
+                continue
+            problem = p.problem(data[p.name])
+            if problem:
+                self.add_error(p.name, problem)
+            else:
+                given[p.name] = data[p.name]
+        return given

@@ -37,7 +37,8 @@ def machine_console(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         try:
             judge = machine_judge_ensure(collection=collection, name=data["name"], kind=data["kind"],
-                                         config={"endpoint": data["endpoint"], "model": data["model"]})
+                                         config={"endpoint": data["endpoint"], "model": data["model"],
+                                                 **data["options"]})
         except JudgeError as exc:
             form.add_error(None, str(exc))
         else:

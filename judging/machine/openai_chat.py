@@ -24,12 +24,15 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from judging.machine import transport
 from judging.machine.base import JudgeError, Pair, Provenance, Scale, Verdict
+from judging.machine.declaration import JudgeKind
+from workbench.formats.declarations import declared, param
 
-__all__ = ["DEFAULT_TEMPLATE", "OpenAIJudge", "delimited", "parse_grade"]
+__all__ = ["DEFAULT_TEMPLATE", "JUDGE", "OpenAIJudge", "Options", "delimited", "parse_grade"]
 
 DEFAULT_TEMPLATE = """Given a query and a passage, you must provide a score on an integer scale of {low} to {high} \
 with the following meanings:
@@ -87,6 +90,21 @@ def parse_grade(content: str, grades: Iterable[int]) -> int:
     return grade
 
 
+@dataclass(frozen=True)
+class Options:
+    """What a user may set on a chat judge (the endpoint and model are chosen apart: the deployment declares them)."""
+
+    samples: int = param(1, min=1, max=15, help="Answers asked per pair; the majority grade wins")
+    concurrency: int = param(4, min=1, max=64, help="Requests at once")
+    timeout: float = param(60.0, min=0, min_open=True, max=3600, unit="s",
+                           help="Seconds of silence a request waits; JUDGE_REQUEST_DEADLINE bounds the whole request")
+    retries: int = param(4, min=0, max=20, help="Retries of a rate-limited, failed or timed-out request")
+    backoff: float = param(1.0, min=0, max=600, unit="s", help="Seconds before the first retry, doubled at each one")
+    max_wait: float = param(60.0, min=0, max=3600, unit="s", help="The longest wait between two retries, in seconds")
+    template: str | None = param(None, help="The prompt, with {query}, {passage}, {grades}, {guidelines}, {low} and "
+                                            "{high}; UMBRELA's when empty")
+
+
 class _Retry(Exception):
     def __init__(self, why: str, wait: float | None = None) -> None:
         super().__init__(why)
@@ -108,19 +126,21 @@ class OpenAIJudge:
         self.model = str(config.get("model") or "")
         if not self.model:
             raise JudgeError("--model is needed: the model name the endpoint serves")
+        options = JUDGE.read(config)
+        self.timeout, self.retries, self.backoff = options["timeout"], options["retries"], options["backoff"]
+        self.max_wait, self.concurrency, self.samples = options["max_wait"], options["concurrency"], options["samples"]
+        self.template = str(options["template"] or DEFAULT_TEMPLATE)
         try:
-            self.timeout = float(config.get("timeout", 60))
-            self.retries = int(config.get("retries", 4))
-            self.backoff = float(config.get("backoff", 1.0))
-            self.max_wait = float(config.get("max_wait", 60))
-            self.concurrency = max(1, int(config.get("concurrency", 4)))
-            self.samples = max(1, int(config.get("samples", 1)))
+            self.template.format(low=0, high=3, grades="", guidelines="", query="", passage="")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise JudgeError(f"template: {{query}}, {{passage}}, {{grades}}, {{guidelines}}, {{low}} and {{high}} are "
+                             f"its only placeholders (a literal brace is doubled), not {exc}") from None
+        try:  # the deployment's limits (JUDGE_REQUEST_DEADLINE, JUDGE_REPLY_MAX_BYTES) and the job's heartbeat
             self.deadline = float(config.get("deadline", DEADLINE))
             self.max_reply_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
             self.tick = float(config["tick"]) if config.get("tick") else None
         except (TypeError, ValueError) as exc:
-            raise JudgeError(f"a number option of the openai judge is not a number: {exc}") from None
-        self.template = str(config.get("template") or DEFAULT_TEMPLATE)
+            raise JudgeError(f"a limit of the openai judge is not a number: {exc}") from None
         self.scale = scale
         self._key = os.environ.get("OPENAI_API_KEY", "") if key is None else key
 
@@ -270,3 +290,9 @@ def _count(value) -> int:
 
 def _ms(started: float) -> int:
     return int((time.perf_counter() - started) * 1000)
+
+
+JUDGE = JudgeKind("openai", "OpenAI-compatible chat endpoint", judge_class=OpenAIJudge, order=20,
+                  options=declared(Options), needs_network=True,
+                  help="A chat-completions endpoint the deployment declares (JUDGE_ENDPOINTS: vLLM, llama.cpp, Ollama, "
+                       "a hosted API) with UMBRELA's prompt, the document's text delimited as data")

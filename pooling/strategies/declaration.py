@@ -3,7 +3,8 @@
 Everything else is generated from a declaration: the console's form fields (only the chosen strategy's),
 ``build_pool``'s options, the validation messages, the preview's list of parameters and the docs' table
 of strategies. A parameter is a field of a frozen dataclass with its metadata (:func:`param`: type,
-bounds, default, unit, help); :func:`declared` reads them into :class:`Param` records.
+bounds, default, unit, help); :func:`declared` reads them into :class:`Param` records (both shared with the
+other declarations, in :mod:`workbench.formats.declarations`).
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
@@ -18,8 +19,10 @@ bounds, default, unit, help); :func:`declared` reads them into :class:`Param` re
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from workbench.formats.declarations import Param, declared, param
 
 if TYPE_CHECKING:
     from .adaptive import AdaptivePool
@@ -37,141 +40,6 @@ CAPABILITIES = {"adaptive": "adaptive (grows one judgment at a time)", "needs_co
 
 class StrategyRefused(ValueError):
     """A build the strategy cannot do with the parameters given (the message is one line for the user)."""
-
-
-def _number(value: float) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
-
-
-@dataclass(frozen=True)
-class Param:
-    """One declared parameter: ``type`` is int, float, bool, choice or text (``parse`` reads the text,
-    ``many``: several words on the command line); bounds are inclusive unless ``min_open``/``max_open``;
-    ``into`` names the build argument that gathers it (cal's parameters go into ``cal``)."""
-
-    name: str
-    type: str
-    default: Any = None
-    help: str = ""
-    label: str = ""
-    min: float | None = None
-    max: float | None = None
-    min_open: bool = False
-    max_open: bool = False
-    step: float | None = None
-    unit: str = ""
-    choices: tuple[str, ...] = ()
-    optional: bool = False  # None (an empty field) is a value
-    initial: Any = None  # what the form shows first when not the default
-    into: str | None = None
-    metavar: str | None = None
-    many: bool = False
-    parse: Callable[[str], Any] | None = field(default=None, repr=False, compare=False)
-    #: the class ``into`` builds (cal's :class:`.cal.CalParams`): it reads KEY=VALUE words and checks itself
-    into_type: type | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def option(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-    @property
-    def title(self) -> str:
-        return self.label or self.name.replace("_", " ").capitalize()
-
-    def bounds(self) -> str:
-        """The allowed values in words ("1 to 100,000", "above 0", "bm25 or none"), "" when any value goes."""
-        if self.choices:
-            return " or ".join([", ".join(self.choices[:-1]), self.choices[-1]] if len(self.choices) > 1
-                               else self.choices)
-        low = None if self.min is None else ("above " if self.min_open else "at least ") + _number(self.min)
-        high = None if self.max is None else ("below " if self.max_open else "at most ") + _number(self.max)
-        if low and high and not (self.min_open or self.max_open):
-            return f"{_number(self.min)} to {_number(self.max)}"
-        return " and ".join(b for b in (low, high) if b)
-
-    def describe(self) -> str:
-        """The help of a field or option: its text, then its bounds and default in brackets."""
-        notes = [self.bounds()] if self.bounds() else []
-        if self.default is not None and self.type != "bool":
-            notes.append(f"default {_number(self.default)}{' ' + self.unit if self.unit else ''}")
-        return self.help.rstrip(".") + (f" ({'; '.join(notes)})" if notes else "") + "."
-
-    def problem(self, value: Any, name: str | None = None) -> str | None:
-        """One line naming the parameter, the bound and the value, or None when the value is allowed."""
-        name = name or self.name
-        if value is None:
-            return None
-        if self.choices:
-            return None if value in self.choices else f"{name} must be one of {', '.join(self.choices)}, not {value!r}"
-        side = self._outside(value) if self.type in ("int", "float") else None
-        if side is None:
-            return None
-        if self.min_open and self.max_open:
-            return f"{name} must be between {_number(self.min)} and {_number(self.max)}, not {_number(value)}"
-        if side == "low":
-            bound = f"{'above' if self.min_open else 'at least'} {_number(self.min)}"
-        else:
-            bound = f"{'below' if self.max_open else 'at most'} {_number(self.max)}"
-        return f"{name} must be {bound}, not {_number(value)}"
-
-    def _outside(self, value: float) -> str | None:
-        """"low" or "high" when the value is beyond that bound."""
-        if self.min is not None and (value <= self.min if self.min_open else value < self.min):
-            return "low"
-        if self.max is not None and (value >= self.max if self.max_open else value > self.max):
-            return "high"
-        return None
-
-    def read(self, text: str, name: str | None = None) -> Any:
-        """The value of a typed text (a form field's, an option's), or ValueError with one line."""
-        name = name or self.name
-        text = str(text).strip()
-        if text == "" or (self.optional and text.lower() == "none"):
-            return None
-        try:
-            if self.parse is not None:
-                return self.parse(text)
-            if self.type == "int":
-                return int(text)
-            if self.type == "float":
-                return float(text)
-        except ValueError as exc:
-            if self.parse is not None:
-                raise ValueError(f"{name}: {exc}") from None
-            kind = "an integer" if self.type == "int" else "a number"
-            raise ValueError(f"{name} must be {kind}, not {text!r}") from None
-        if self.type == "bool":
-            return text.lower() in ("1", "true", "on", "yes")
-        return text
-
-
-def param(default: Any = None, **meta: Any) -> Any:
-    """A dataclass field declared as a strategy's parameter: ``param(0.8, min=0, max=1, help=...)``."""
-    return field(default=default, metadata={"param": meta})
-
-
-_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "text"}
-
-
-def declared(*classes: type, into: str | None = None) -> tuple[Param, ...]:
-    """The parameters the dataclasses declare (their fields made with :func:`param`), in field order."""
-    found = []
-    for cls in classes:
-        for f in fields(cls):
-            meta = dict(f.metadata.get("param", ()) or ())
-            if "help" not in meta:
-                continue  # not a parameter a user gives (filled by the build, e.g. cal's budget and seed)
-            kind = (f.type.__name__ if isinstance(f.type, type) else str(f.type)).replace(" ", "")
-            base = kind.split("|")[0]
-            meta.setdefault("type", "choice" if meta.get("choices") else _TYPES.get(base, "text"))
-            meta.setdefault("optional", "None" in kind.split("|")[1:])
-            meta["choices"] = tuple(meta.get("choices", ()))
-            default = None if f.default is MISSING else f.default
-            target = meta.pop("into", into)
-            found.append(Param(name=f.name, default=default, into=target, into_type=cls if target else None, **meta))
-    return tuple(found)
 
 
 @dataclass(frozen=True)

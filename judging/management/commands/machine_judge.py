@@ -1,10 +1,12 @@
 import time
 
-from judging.machine import JUDGES
+from judging import machine
+from judging.machine import JUDGES, JudgeKind
 from judging.machine.base import JudgeError
 from judging.machine_services import machine_job_for, machine_judge_ensure
 from judging.tasks import machine_judge_now
 from pooling.models import Pool
+from workbench.formats.declarations import add_param_options
 from workbench.formats.vocabulary import UnknownChoice
 from workbench.management.base import Error, WorkbenchCommand
 from workbench.models import Job
@@ -29,11 +31,7 @@ class Command(WorkbenchCommand):
         where.add_argument("--base-url", default=None,
                            help="openai: any endpoint, e.g. http://127.0.0.1:8000/v1 (key from OPENAI_API_KEY)")
         parser.add_argument("--model", default=None, help="openai: the model name the endpoint serves")
-        parser.add_argument("--samples", type=int, default=None, help="openai: answers per pair (majority vote)")
-        parser.add_argument("--concurrency", type=int, default=None, help="openai: requests at once (default 4)")
-        parser.add_argument("--timeout", type=float, default=None,
-                            help="openai: seconds of silence a request waits (default 60); JUDGE_REQUEST_DEADLINE "
-                                 "bounds the whole request")
+        add_param_options(parser.add_argument_group("judge options"), machine.options())
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
@@ -41,9 +39,9 @@ class Command(WorkbenchCommand):
         if pool is None:
             raise Error(f"collection {collection.slug!r} has no pool {opts['pool']!r} (build it with build_pool)")
         kind = opts["kind"] or (opts["judge"] if opts["judge"] in JUDGES else JUDGES.default)
-        config = {"endpoint": opts["endpoint"], "base_url": opts["base_url"], "model": opts["model"],
-                  "samples": opts["samples"], "concurrency": opts["concurrency"], "timeout": opts["timeout"]}
+        config = {"endpoint": opts["endpoint"], "base_url": opts["base_url"], "model": opts["model"]}
         try:
+            config.update(_given_options(opts, JUDGES.get(kind)))
             judge = machine_judge_ensure(collection=collection, name=opts["judge"], kind=kind, config=config)
         except (JudgeError, UnknownChoice) as exc:
             raise Error(str(exc)) from None
@@ -64,6 +62,17 @@ class Command(WorkbenchCommand):
             self.stdout.write(line)
         if lines:
             self.stdout.write(f"{lines[0]}; {time.monotonic() - started:.1f} s")
+
+
+def _given_options(opts: dict, kind: JudgeKind) -> dict:
+    """The chosen judge's options the command was given, checked against its declaration (JudgeError: one line
+    naming the option, the bound and the value, or an option another judge reads)."""
+    for p, users in machine.options():
+        if kind.name not in users and opts.get(p.name) is not None:
+            raise JudgeError(f"{p.option} applies to {', '.join(users)}, not to {kind.name}")
+    given = {p.name: opts[p.name] for p in kind.options if opts.get(p.name) is not None}
+    kind.read(given, {p.name: p.option for p in kind.options})
+    return given
 
 
 class _Shown:

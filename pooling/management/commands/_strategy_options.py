@@ -8,24 +8,9 @@ from collections.abc import Iterable
 
 from pooling.strategies import registry
 from pooling.strategies.declaration import Param
+from workbench.formats.declarations import add_param_options
 
 __all__ = ["add_gathered_options", "add_param_options", "gathered_objects", "given_params"]
-
-
-def add_param_options(parser, params: Iterable[tuple[Param, list[str]]], defaults: bool = False) -> None:
-    """One option per parameter; ``defaults``: the declared default when not given (else None: not given)."""
-    for p, users in params:
-        kwargs = {"dest": p.name, "default": p.default if defaults else None,
-                  "help": f"{p.describe()} [{', '.join(users)}]".replace("%", "%%")}
-        if p.type == "bool":
-            kwargs.update(action="store_true", default=bool(p.default) if defaults else None)
-        elif p.many:
-            kwargs.update(nargs="+", metavar=p.metavar or "VALUE")
-        elif p.type == "choice":
-            kwargs.update(choices=[*p.choices, *(["none"] if p.optional else [])])
-        elif p.type in ("int", "float"):
-            kwargs.update(type=int if p.type == "int" else float, metavar="N" if p.type == "int" else "X")
-        parser.add_argument(p.option, **kwargs)
 
 
 def given_params(opts: dict, strategy: registry.Strategy, offered: Iterable[str] | None = None) -> dict:
