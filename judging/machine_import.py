@@ -1,0 +1,107 @@
+"""A machine judge's labels made elsewhere, imported from a file (``workbench.formats.machine_labels``: TREC
+qrels such as UMBRELA's output, or LARA's probability CSVs) as that machine assessor's judgments, each with
+its provenance as a job records it (``MachineVerdict``: the model, the grade, the probability of relevance
+where the file has one, and ``imported from FILE sha256:...`` as its reply; its time is the import's).
+
+Labels alone are enough: the collection needs its topics, not the documents' text (a judgment names its
+document by docno, as imported qrels do). Every line is checked before anything is written; a pair the judge
+has judged already keeps its first label. A judge named for the first time is created as an ``imported``
+machine assessor (it has no model to run here: its labels come from files or the API); each import is
+listed in its configuration (file, sha256, model, format, labels, when)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from judging.models import Judgment, MachineJudge, MachineVerdict
+from workbench.formats.errors import FormatError
+from workbench.formats.machine_labels import read_machine_labels
+from workbench.formats.sources import Source, display_name
+from workbench.models import Collection
+from workbench.services import ImportRefused
+from workbench.signals import collection_changed
+
+__all__ = ["IMPORTED", "MachineImportSummary", "machine_labels_import"]
+
+#: the kind of a machine judge whose labels were made elsewhere
+IMPORTED = "imported"
+MAX_PROBLEMS = 20
+_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class MachineImportSummary:
+    judge: str
+    format: str
+    labels: int
+    recorded: int
+    already: int
+    topics: int
+    sha256: str
+
+
+def _judge(collection: Collection, name: str) -> MachineJudge:
+    judge = MachineJudge.objects.filter(collection=collection, name=name).first()
+    if judge is not None:
+        return judge
+    username = f"machine:{collection.slug}:{name}"[:150]
+    user = get_user_model().objects.create_user(username=username, password=None)
+    return MachineJudge.objects.create(collection=collection, name=name, kind=IMPORTED, user=user,
+                                       config={"imports": []})
+
+
+def _check_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name or len(name) > 64 or not all(c.isalnum() or c in "-_" for c in name):
+        raise ImportRefused([f"judge name {name!r} must be 1 to 64 letters, digits, '-' or '_'"])
+    return name
+
+
+def machine_labels_import(*, collection: Collection, source: Source, judge: str, model: str = "",
+                          name: str | None = None) -> MachineImportSummary:
+    """Import the labels of ``source`` as the judgments of the machine judge named ``judge`` (created the
+    first time), with ``model`` (default: the judge's name) as their model. :class:`ImportRefused` lists
+    every bad line (``file:LINE: what``); nothing is imported then."""
+    judge_name = _check_name(judge)
+    shown = name or (Path(source).name if isinstance(source, str | Path) else display_name(source))
+    try:
+        labels = read_machine_labels(source, name=shown, grades=sorted(collection.grades),
+                                     relevant_from=collection.relevant_from, max_problems=MAX_PROBLEMS)
+    except FormatError as exc:
+        raise ImportRefused(exc.problems) from None
+    topics = dict(collection.topics.values_list("qid", "pk"))
+    unknown = [f"{shown}:{line}: topic {qid!r} is not a topic of collection {collection.slug!r}"
+               for qid, line in zip(labels.qid, labels.line, strict=True) if qid not in topics]
+    if unknown:
+        raise ImportRefused(unknown[:MAX_PROBLEMS] + ([f"... {len(unknown) - MAX_PROBLEMS} more"]
+                                                      if len(unknown) > MAX_PROBLEMS else []))
+    model = (model or judge_name).strip()[:200]
+    now = timezone.now()
+    with transaction.atomic():
+        row = _judge(collection, judge_name)
+        done = set(MachineVerdict.objects.filter(judge=row, ok=True).values_list("topic_id", "docno"))
+        fresh = [i for i in range(len(labels)) if (topics[labels.qid[i]], labels.docno[i]) not in done]
+        judgments = Judgment.objects.bulk_create([
+            Judgment(collection=collection, topic_id=topics[labels.qid[i]], docno=labels.docno[i],
+                     grade=labels.grade[i], assessor=row.user.username, user=row.user,
+                     source=Judgment.Source.MACHINE) for i in fresh], batch_size=_BATCH)
+        reply = f"imported from {shown} sha256:{labels.sha256}"
+        MachineVerdict.objects.bulk_create([
+            MachineVerdict(judge=row, topic_id=topics[labels.qid[i]], docno=labels.docno[i], judgment=judgment,
+                           ok=True, model=model, raw_reply=reply, parsed_grade=labels.grade[i],
+                           probability=labels.probability[i])
+            for i, judgment in zip(fresh, judgments, strict=True)], batch_size=_BATCH)
+        imports = list((row.config or {}).get("imports", []))
+        imports.append({"file": shown[:200], "sha256": labels.sha256, "model": model, "format": labels.format,
+                        "labels": len(labels), "recorded": len(fresh), "imported_at": now.isoformat()})
+        row.config = {**(row.config or {}), "imports": imports}
+        row.save(update_fields=["config"])
+        collection_changed.send(sender=Judgment, collection_id=collection.pk)  # rows written without post_save
+    return MachineImportSummary(judge=judge_name, format=labels.format, labels=len(labels), recorded=len(fresh),
+                                already=len(labels) - len(fresh), topics=len(set(labels.qid)),
+                                sha256=labels.sha256)

@@ -1,0 +1,107 @@
+"""manage.py import_machine_judgments: a judge's labels made elsewhere (TREC qrels, LARA's probability CSVs)
+recorded as a machine assessor's judgments with their provenance, on a collection with topics and no text."""
+
+import hashlib
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judging.models import Judgment, MachineJudge, MachineVerdict
+from judging.policies import HUMAN, MACHINE
+from judging.qrels import qrels
+from tests import factories
+from workbench.formats import limits
+from workbench.models import Document
+
+GRADED = [{"grade": 0, "label": "no"}, {"grade": 1, "label": "some"}, {"grade": 2, "label": "high"}]
+
+
+@pytest.fixture
+def graded(db):
+    return factories.collection_with_topics(slug="rag", grades=GRADED)
+
+
+def _run(*args):
+    from io import StringIO
+
+    out = StringIO()
+    call_command("import_machine_judgments", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_trec_qrels_become_the_machine_assessor_judgments_with_provenance(graded, tmp_path):
+    path = tmp_path / "umbrela.qrels"
+    path.write_text("301 0 d1 2\n301 0 d2 0\n\n302 Q0 d9 1\n")
+    said = _run("rag", str(path), "--judge", "umbrela", "--model", "gpt-4o-2024-08-06")
+    assert "imported 3 labels (qrels) on 2 topics" in said
+    assert not Document.objects.filter(collection=graded).exists()  # labels alone
+    machine = qrels(graded, policy=MACHINE)
+    assert machine.values.tolist() == [["301", "d1", 2], ["301", "d2", 0], ["302", "d9", 1]]
+    assert qrels(graded, policy=HUMAN).empty
+    judge = MachineJudge.objects.get(collection=graded, name="umbrela")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    verdict = MachineVerdict.objects.get(judge=judge, docno="d1")
+    assert verdict.model == "gpt-4o-2024-08-06" and digest in verdict.raw_reply and verdict.probability is None
+    assert verdict.judgment.source == Judgment.Source.MACHINE and verdict.judgment.assessor == judge.user.username
+    [record] = judge.config["imports"]
+    assert record["sha256"] == digest and record["labels"] == 3 and record["imported_at"]
+
+
+def test_the_same_file_twice_keeps_the_first_labels(graded, tmp_path):
+    path = tmp_path / "umbrela.qrels"
+    path.write_text("301 0 d1 2\n")
+    _run("rag", str(path), "--judge", "umbrela")
+    path.write_text("301 0 d1 0\n302 0 d2 1\n")
+    assert "1 already judged, kept" in _run("rag", str(path), "--judge", "umbrela")
+    assert qrels(graded, policy=MACHINE).values.tolist() == [["301", "d1", 2], ["302", "d2", 1]]
+    assert len(MachineJudge.objects.get(name="umbrela").config["imports"]) == 2
+
+
+def test_lara_annotation_csv_keeps_the_probability_of_relevance(collection, tmp_path):
+    path = tmp_path / "lara.csv"
+    path.write_text("topic_id,doc_id,annotation,prob_yes,prob_no\n301,d1,1,0.83,0.17\n303,d4,0,0.2,0.8\n")
+    _run("robust", str(path), "--judge", "lara")
+    got = sorted(MachineVerdict.objects.values_list("topic__qid", "docno", "parsed_grade", "probability"))
+    assert got == [("301", "d1", 1, 0.83), ("303", "d4", 0, 0.2)]
+
+
+def test_probability_columns_give_the_most_probable_grade(graded, tmp_path):
+    path = tmp_path / "probs.csv"
+    path.write_text("topic_id,doc_id,prob_0,prob_1,prob_2\n301,d1,0.1,0.3,0.6\n301,d2,0.7,0.2,0.1\n")
+    _run("rag", str(path), "--judge", "lara")
+    got = {d: (g, round(p, 6)) for d, g, p in MachineVerdict.objects.values_list("docno", "parsed_grade", "probability")}
+    assert got == {"d1": (2, 0.9), "d2": (0, 0.3)}  # relevant from grade 1: prob_1 + prob_2
+
+
+def test_bad_lines_are_each_named_and_nothing_is_imported(graded, tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    path.write_text("topic_id,doc_id,prob_0,prob_1,prob_2\n301,d1,0.1,0.3,0.6\n999,d2,1,0,0\n301,d3,x,0,1\n"
+                    "301,d1,1,0,0\n301,d5,1,0\n")
+    with pytest.raises(CommandError, match="3 problems; nothing was imported"):
+        call_command("import_machine_judgments", "rag", str(path), "--judge", "lara")
+    said = capsys.readouterr().err
+    assert "bad.csv:4: prob_0 'x' is not a probability" in said
+    assert "bad.csv:5: document 'd1' is labelled more than once for topic '301' (first at line 2)" in said
+    assert "bad.csv:6: 4 fields, the header has 5" in said
+    assert not Judgment.objects.exists() and not MachineJudge.objects.exists()
+    path.write_text("topic_id,doc_id,prob_0,prob_1,prob_2\n301,d1,0.1,0.3,0.6\n999,d2,1,0,0\n")
+    with pytest.raises(CommandError, match="bad.csv:3: topic '999' is not a topic of collection 'rag'"):
+        call_command("import_machine_judgments", "rag", str(path), "--judge", "lara")
+    path.write_text("301 0 d1 3\n")
+    with pytest.raises(CommandError, match=r"bad.csv:1: grade 3 is not one of the collection's grades \(0, 1, 2\)"):
+        call_command("import_machine_judgments", "rag", str(path), "--judge", "lara")
+    assert not Judgment.objects.exists()
+
+
+def test_a_labels_file_is_bounded_as_every_qrels_file(graded, tmp_path):
+    path = tmp_path / "big.qrels"
+    path.write_text("301 0 d1 1\n" * 2000)
+    limits.configure(max_bytes={"qrels": 1024})
+    try:
+        with pytest.raises(CommandError, match="big.qrels"):
+            call_command("import_machine_judgments", "rag", str(path), "--judge", "big")
+    finally:
+        from workbench import settings
+
+        settings._configure_file_limits()
+    assert not Judgment.objects.exists()
