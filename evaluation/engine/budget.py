@@ -49,6 +49,7 @@ class BudgetPlan:
                 f"judgments_to_tau_{str(self.target).replace('.', '_')}": self.judgments_to_tau,
                 "interval": list(self.interval) if self.interval else None, "more_judgments": self.more,
                 "next_topics": self.next_topics,
+                "fit": {"c": _round(self.fit[0]), "b": _round(self.fit[1])} if self.fit else None,
                 "curve": [{k: _round(v) for k, v in row.items()} for row in self.curve.to_dict("records")],
                 "topics_curve": [{k: _round(v) for k, v in row.items()}
                                  for row in self.topics_curve.to_dict("records")],
@@ -186,7 +187,7 @@ def _topics_curve(aps_now: np.ndarray, rng: np.random.Generator, repeats: int = 
     n = aps_now.shape[1]
     now = aps_now.mean(axis=1)
     rows = []
-    for k in sorted({max(2, round(n * f)) for f in (0.1, 0.2, 0.3, 0.5, 0.7, 0.85)} - {n}):
+    for k in sorted(k for k in {max(2, round(n * f)) for f in (0.1, 0.2, 0.3, 0.5, 0.7, 0.85)} if k < n):
         taus = [_tau(aps_now[:, rng.choice(n, k, replace=False)].mean(axis=1), now) for _ in range(repeats)]
         rows.append({"topics": k, "tau": float(np.nanmean(taus)), "tau_low": float(np.nanpercentile(taus, 5)),
                      "tau_high": float(np.nanpercentile(taus, 95))})
@@ -206,7 +207,8 @@ def _sample_curve(ranked: pd.DataFrame, qrels: pd.DataFrame, topics: list[str], 
 
 
 def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int = 1, planned: int | None = None,
-                target: float = TARGET_TAU, bootstrap: int = BOOTSTRAP, seed: int = 1) -> BudgetPlan:
+                target: float = TARGET_TAU, bootstrap: int = BOOTSTRAP, seed: int = 1,
+                max_depth: int | None = None) -> BudgetPlan:
     """The budget plan of a collection.
 
     Args:
@@ -214,11 +216,15 @@ def plan_budget(ranked: pd.DataFrame, qrels: pd.DataFrame, *, relevant_from: int
         qrels: the judgments so far, ``qid, docno, rel, depth`` (depth: the document's pool depth, the best rank a
             contributing run gave it; inf or NaN for a document no contributing run retrieved: judged last).
         planned: the final number of judgments (e.g. the pool's size); default: the judgments so far.
+        max_depth: the pool's depth: the curve ends there (a document ranked deeper counts at this depth).
     """
     qrels = qrels.assign(relevant=qrels["rel"].to_numpy() >= relevant_from,
                          depth=qrels["depth"].astype(float).fillna(np.inf))
     finite = qrels["depth"][np.isfinite(qrels["depth"])]
-    qrels.loc[~np.isfinite(qrels["depth"]), "depth"] = (finite.max() + 1) if len(finite) else 1.0
+    # a judged document no contributing run retrieved counts at the deepest depth (judged with the last ones),
+    # so that the curve ends at the pool's depth, not one past it
+    deepest = min(finite.max(), max_depth or np.inf) if len(finite) else float(max_depth or 1)
+    qrels["depth"] = qrels["depth"].clip(upper=deepest)
     judgments = len(qrels)
     planned = max(planned or judgments, judgments)
     topics = sorted(qrels.loc[qrels["relevant"], "qid"].astype(str).unique())

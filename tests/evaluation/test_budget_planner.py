@@ -79,6 +79,9 @@ def test_the_organizer_computes_the_plan_as_a_job_and_sees_it(client, planned, o
     page = client.get("/collections/plan/budget/").content.decode()
     assert "judgments for τ ≥ 0.9" in page and "assessor hours" in page and "<svg" in page
     assert "Fewer judgments per topic" in page and "Fewer topics" in page
+    # the fitted path and the planned budget are drawn apart from the measured curves, labels anchored inside
+    assert "the fitted path to the final ranking (dotted purple)" in page and 'stroke="#15803d"' in page
+    assert page.count("<polyline") == 3 and 'text-anchor="end">' in page
     refused = client.post("/collections/plan/budget/", {"per_hour": "-3"})
     assert refused.status_code == 400 and "Judgments per hour per assessor" in refused.content.decode()
 
@@ -89,3 +92,39 @@ def test_only_organizers_reach_the_budget_page(client, planned, request, who, st
         client.force_login(request.getfixturevalue(who))
     assert client.get("/collections/plan/budget/").status_code == status
     assert client.post("/collections/plan/budget/", {}).status_code == status
+
+
+def _judged(collection, user, n: int, ms: int, source: str, start: int = 0) -> None:
+    from judging.models import Judgment
+
+    topic = collection.topics.first()
+    Judgment.objects.bulk_create([Judgment(collection=collection, topic=topic, docno=f"x{start + k}", grade=1,
+                                           assessor=user.username if user else "qrels", user=user, source=source,
+                                           time_spent_ms=ms) for k in range(n)])
+
+
+def test_the_judging_rate_counts_human_judging_only(planned, assessor):
+    """Imported judgments carrying a time, machine ones and a script's posts a few ms apart (the demo's 62,970
+    judgments per hour) are not in the rate; 25 judgments at 36 s each are 100 an hour."""
+    collection, n = planned
+    _judged(collection, None, 500, 50, "import")
+    _judged(collection, assessor, 300, 40, "web", start=500)
+    _judged(collection, None, 200, 10, "machine", start=800)
+    few = run("plan_budget", "plan", "--planned", str(2 * n), "--bootstrap", "0")
+    assert "not enough human judging yet to measure a rate: 0 judgments" in few and "assessor hours" not in few
+    _judged(collection, assessor, 25, 36_000, "web", start=1000)
+    plan = json.loads(run("plan_budget", "plan", "--format", "json", "--planned", str(2 * n), "--bootstrap", "0"))
+    assert (plan["cost"]["per_hour"], plan["cost"]["rated_on"], plan["cost"]["assessors"]) == (100.0, 25, 1)
+    text = run("plan_budget", "plan", "--planned", str(2 * n), "--bootstrap", "0")
+    assert "at 100.0 judgments per hour (measured on 25 judgments by 1 assessors)" in text
+
+
+def test_the_curve_ends_at_the_pools_depth():
+    """Judged documents no contributing run retrieved are counted at the pool's depth, not one past it."""
+    ranked = pd.DataFrame({"tag": ["a", "a", "b", "b"], "qid": ["1"] * 4, "docno": ["x", "y", "y", "x"],
+                           "rank": [1, 2, 1, 2]})
+    qrels = pd.DataFrame({"qid": ["1"] * 3, "docno": ["x", "y", "z"], "rel": [1, 0, 1],
+                          "depth": [1.0, 1.0, np.inf]})
+    assert plan_budget(ranked, qrels, bootstrap=0, max_depth=10).curve["depth"].max() == 1
+    qrels.loc[1, "depth"] = 14.0  # ranked deeper than the pool by some run: counted at the pool's depth
+    assert plan_budget(ranked, qrels, bootstrap=0, max_depth=10).curve["depth"].max() == 10

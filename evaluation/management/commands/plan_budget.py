@@ -25,7 +25,7 @@ class Command(WorkbenchCommand):
         parser.add_argument("slug")
         parser.add_argument("--planned", type=int, help="The final number of judgments (default: the pools' size)")
         parser.add_argument("--per-hour", type=_positive,
-                            help="Judgments per hour per assessor (default: the assessors' measured median)")
+                            help="Judgments per hour per assessor (default: the median measured on human judging)")
         parser.add_argument("--cost-per-hour", type=_positive, help="An assessor's cost per hour")
         parser.add_argument("--bootstrap", type=int, default=200, help="Topic resamples for the interval")
         parser.add_argument("--format", choices=["text", "json"], default="text")
@@ -49,8 +49,13 @@ class Command(WorkbenchCommand):
         self.stdout.write(f"judgments for τ ≥ {plan.target}: {plan.judgments_to_tau:,}"
                           + (f" (5-95%: {lo:,}-{hi:,})" if lo is not None else "")
                           + f"; {plan.more:,} more")
+        if cost["measured"] and not cost["enough"]:
+            self.stdout.write(f"not enough human judging yet to measure a rate: {cost['rated_on']:,} judgments "
+                              "(give --per-hour)")
         if cost["hours"] is not None:
-            self.stdout.write(f"at {cost['per_hour']} judgments per hour: {cost['hours']} assessor hours"
+            rested = (f" (measured on {cost['rated_on']:,} judgments by {cost['assessors']} assessors)"
+                      if cost["measured"] else "")
+            self.stdout.write(f"at {cost['per_hour']} judgments per hour{rested}: {cost['hours']} assessor hours"
                               + (f" ({cost['hours_in_parallel']} h with {cost['assessors']} assessors)"
                                  if cost["hours_in_parallel"] is not None else "")
                               + (f", cost {cost['cost']:,}" if cost["cost"] is not None else ""))
