@@ -96,7 +96,13 @@ def simulate_pool(*, collection: Collection, qrels, spec: Simulation) -> dict:
         raise SimulationRefused(f"the qrels judge none of the topics of {collection.slug!r}")
     result = simulate(_pool(collection, spec, qids), relevant, qids)
     result["budget"] = spec.budget
+    # a sampling rule's side sample is judged too: the totals count it with the review's judgments
+    side = sum(t.get("side_judgments") or 0 for t in result["topics"].values())
+    result.update(review_judgments=result["judgments"], side_judgments=side, judgments=result["judgments"] + side)
     if spec.stop:
+        unmet = {qid: t["stop_reason"] for qid, t in result["topics"].items()
+                 if t.get("stopped_at") is None and t.get("stop_reason")}
         result["stopping"] = {"rule": spec.stop, "confidence": spec.confidence,
-                              **stopping_summary(result, spec.target_recall if spec.stop != "knee" else None)}
+                              **stopping_summary(result, spec.target_recall if spec.stop != "knee" else None),
+                              "not_met": unmet}
     return result

@@ -116,3 +116,19 @@ def test_cal_takes_its_parameters_as_build_pool_does(track):
     assert result["topics"]["301"]["found"] == 6
     with pytest.raises(CommandError, match="is not KEY=VALUE"):
         simulate(qrels, "--strategy", "cal", "--cal", "speed=9")
+
+
+def test_the_totals_count_the_side_sample_and_say_where_the_rule_was_not_met(track):
+    """The target rule judges a random sample beside the review: the totals shown count it."""
+    _, qrels = track
+    result = simulate(qrels, "--strategy", "cal", "--budget", "40", "--stop", "target")
+    topics = result["topics"].values()
+    side = sum(t["side_judgments"] for t in topics)
+    assert side > 0 and result["side_judgments"] == side
+    assert result["judgments"] == sum(t["judgments"] for t in topics) + side == result["review_judgments"] + side
+    out = run("simulate_pool", "robust", "--strategy", "cal", "--qrels", str(qrels), "--budget", "40",
+              "--stop", "target")
+    assert (f"in {result['judgments']} judgments ({result['review_judgments']} reviewed + {side} sampled on the "
+            "side)") in out
+    assert result["stopping"]["not_met"]["302"].startswith("target set incomplete: 0 of ")
+    assert "topic 302: the rule could not be met (target set incomplete: 0 of " in out

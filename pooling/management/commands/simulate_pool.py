@@ -72,9 +72,13 @@ class Command(WorkbenchCommand):
             self.stdout.write(f"{qid:>8} {t['judgments']:>7} {t['found']:>6} {t['relevant']:>8} {recall:>7}  "
                               f"{stopped:>10}  {claimed}")
         mean = "-" if result["mean_recall"] is None else f"{result['mean_recall']:.4f}"
+        side = (f" ({result['review_judgments']} reviewed + {result['side_judgments']} sampled on the side)"
+                if result["side_judgments"] else "")
         self.stdout.write(f"{result['strategy']}: mean recall {mean}, {result['found']} relevant found in "
-                          f"{result['judgments']} judgments")
+                          f"{result['judgments']} judgments{side}")
         stopping = result.get("stopping")
         if stopping:
             self.stdout.write(f"{stopping['rule']}: stopped on {stopping['stopped']} of {stopping['topics']} topics; "
                               f"reached the target on {stopping['reached_target']}")
+            for qid, reason in stopping["not_met"].items():
+                self.stdout.write(f"topic {qid}: the rule could not be met ({reason})")
