@@ -39,7 +39,14 @@ class PoolBuildSummary:
     offered: int = 0  # the runs the build could use (ticked, or every run offered to the pool)
 
     def runs_text(self) -> str:
-        """"from 2 runs of the 3 offered" (or "from 3 runs" when every offered run was pooled)."""
+        """"from 2 runs of the 3 offered" (or "from 3 runs" when every offered run was pooled); a cal pool
+        says what it used: the documents' text, and the runs only when their top documents seeded it."""
+        cal = self.pool.params.get("cal") if isinstance(self.pool.params, dict) else None
+        if cal is not None:
+            seeded = (f", seeded with the top {cal.get('seed_depth')} documents of {len(self.runs)} "
+                      f"run{'s' if len(self.runs) != 1 else ''}" if self.runs and cal.get("seed_depth") else
+                      ", no run pooled")
+            return f"from the documents' text (cal: learned from the judgments{seeded})"
         text = f"from {len(self.runs)} run{'s' if len(self.runs) != 1 else ''}"
         return text + (f" of the {self.offered} offered" if self.offered > len(self.runs) else "")
 

@@ -44,6 +44,8 @@ def judge_next(assessor, grade: int, token: str) -> str | None:
 def test_the_next_document_comes_from_the_model_retrained_on_the_judgments(collection, assessor):
     out = run("build_pool", "robust", "--strategy", "cal", "--budget", "4", "--seed", "3")
     assert "added 3 documents" in out  # one per topic to start with
+    # what it used, not "from 0 runs of the 5 offered"
+    assert "on 3 topics from the documents' text (cal: learned from the judgments, no run pooled)" in out
     pool = Pool.objects.get()
     assert pool.params["cal"]["budget"] == 4 and pool.params["runs"] == []
     assert CollectionFeatures.objects.get(collection=collection).documents == len(TEXTS)
