@@ -5,6 +5,7 @@ class EvaluationConfig(AppConfig):
     name = "evaluation"
 
     def ready(self) -> None:
+        from evaluation.engine import measure_families
         from evaluation.reusability import ranking_agreement_rows, run_map_over
         from judging.extensions import (  # app registry: models load after ready()
             register_ranking_agreement,
@@ -13,6 +14,7 @@ class EvaluationConfig(AppConfig):
 
         register_ranking_agreement(ranking_agreement_rows)
         register_system_scores(run_map_over)
+        measure_families.autodiscover()  # the measure families declared in modules of their own, registered once
         _recompute_boards_on_change()
 
     def warm_up(self) -> None:

@@ -209,6 +209,14 @@ def _judge_class(name: str):
         return None
 
 
+#: what a judge may declare it needs, with the words the table uses
+_JUDGE_NEEDS = {"needs_network": "an endpoint (network)", "needs_text": "the documents' text"}
+
+
+def _judge_capabilities(judge) -> str:
+    return ", ".join(words for name, words in _JUDGE_NEEDS.items() if getattr(judge, name, False)) or "–"
+
+
 def judges_page() -> str:
     rows, sections = [], []
     for judge, is_default in _judge_items():
@@ -216,7 +224,8 @@ def judges_page() -> str:
         declared = _declared_params(judge)
         params = parameters_of(declared if declared is not None else _declared_params(cls))
         rows.append([f"`{judge.name}`" + (" (default)" if is_default else ""), _cell(getattr(judge, "label", "")),
-                     ", ".join(f"`{p['name']}`" for p in params) or "–", _cell(getattr(judge, "help", ""))])
+                     ", ".join(f"`{p['name']}`" for p in params) or "–", _judge_capabilities(judge),
+                     _cell(getattr(judge, "help", ""))])
         if params:
             sections += [f"\n## `{judge.name}`\n\n", parameter_table(params)]
     return "".join([
@@ -225,7 +234,7 @@ def judges_page() -> str:
         "made of (`manage.py machine_judge SLUG --judge NAME --kind KIND`, or *Judging → Machine assessors*). ",
         "A machine assessor's verdicts are ordinary judgment records with their provenance; they count only ",
         "under the machine qrels policies.\n\n",
-        _table(["kind", "label", "parameters", "what it does"], rows),
+        _table(["kind", "label", "parameters", "needs", "what it does"], rows),
         *sections,
         "\nWhich endpoints an `openai` judge may call is the deployment's choice (`JUDGE_ENDPOINTS`, see ",
         "[Deployment](../deployment.md#machine-judge-endpoints)).\n",
@@ -297,11 +306,17 @@ def documented_measures(known: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def _syntax(spec) -> str:
+    """How a measure's parameters are written, with the bounds its declaration gives them."""
+    words = _KIND_SYNTAX.get(getattr(spec, "kind", ""), _cell(getattr(spec, "kind", "")))
+    bounds = [f"`{p.name}` {p.bounds()}" for p in getattr(spec, "params", ()) or () if callable(getattr(p, "bounds", None))]
+    return words + (" (" + "; ".join(_cell(b) for b in bounds) + ")" if bounds else "")
+
+
 def _measure_table(specs: list, lists: dict[str, list[str]], described: dict[str, str]) -> str:
     helps = [_first(s, ("help", "description", "label"), "") or described.get(s.name, "") for s in specs]
     meaning = any(helps)
-    rows = [[f"`{s.name}`", _KIND_SYNTAX.get(getattr(s, "kind", ""), _cell(getattr(s, "kind", ""))),
-             _default_params(s), _cell(getattr(s, "summary", "")), _on_pages(s.name, lists)]
+    rows = [[f"`{s.name}`", _syntax(s), _default_params(s), _cell(getattr(s, "summary", "")), _on_pages(s.name, lists)]
             + ([_cell(h)] if meaning else []) for s, h in zip(specs, helps, strict=True)]
     return _table(["measure", "parameters", "default", "summary", "on the pages"] + (["meaning"] if meaning else []),
                   rows)

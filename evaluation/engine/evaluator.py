@@ -18,12 +18,20 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import ChainMap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from evaluation.engine import kernels_ext, kernels_families, kernels_gain, kernels_textbook, kernels_trec
+from evaluation.engine import (
+    kernels_ext,
+    kernels_families,
+    kernels_gain,
+    kernels_textbook,
+    kernels_trec,
+    measure_families,
+)
 from evaluation.engine.context import Ctx
 from evaluation.engine.qrels import Qrels
 from evaluation.engine.ranking import Ranked, blocks, rank_runs
@@ -33,8 +41,9 @@ if TYPE_CHECKING:  # pandas is imported only when a caller asks for a frame
     import pandas as pd
 
 MIN_GEO_MEAN = 0.00001
-KERNELS = {**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS, **kernels_textbook.KERNELS,
-           **kernels_families.KERNELS}
+#: the engine's kernels, then those of the families declared in modules of their own (measure_families)
+KERNELS = ChainMap({**kernels_trec.KERNELS, **kernels_gain.KERNELS, **kernels_ext.KERNELS, **kernels_textbook.KERNELS,
+                    **kernels_families.KERNELS}, measure_families.KERNELS)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,10 @@ Output order is trec_eval's table order, then the workbench's own measures, what
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.formats.declarations import Param
 
 CUT_LONG, CUT_DOUBLE, PARAMS_DOUBLE, PAIRS, SINGLE = "cut_long", "cut_double", "params_double", "pairs", "single"
 CUT_BASE = "cut_base"  # cut-offs and an optional log base ``b=B`` (dcg_jk_cut.10,b=3)
@@ -39,6 +42,11 @@ class MeasureSpec:
     ``summary`` is ``mean`` (sum over topics / number of topics), ``sum`` (``num_*``), ``gm`` (geometric
     mean, per-topic values floored at 0.00001), ``num_q``, ``num_rel`` (sum; with ``-c`` the count of
     qrels lines with a positive grade, as 9.0.8 does), ``runid`` or ``none`` (per topic only).
+
+    A family declared in a module of its own (:mod:`evaluation.engine.measure_families`) also gives its ``label``, ``help``, its
+    ``params`` (:class:`~workbench.formats.declarations.Param`: one for the values of ``P.5,10``, bounds
+    checked on every request) and its ``kernel`` (``kernel(ctx, measure)``: one array of per-topic values per
+    printed name, as the engine's kernels).
     """
 
     name: str
@@ -48,6 +56,10 @@ class MeasureSpec:
     summary: str = "mean"
     per_topic: bool = True
     trec: bool = True
+    label: str = ""
+    help: str = ""
+    params: tuple[Param, ...] = ()
+    kernel: Callable | None = field(default=None, repr=False, compare=False)
 
 
 def _s(name, **kw):
@@ -318,7 +330,12 @@ _BUILDERS = {SINGLE: _single, CUT_LONG: _cut_long, CUT_DOUBLE: _cut_double, PARA
 def _build(spec: MeasureSpec, raw: str | None) -> Measure:
     if raw is not None and raw == "":
         raise MeasureError(f"improper measure in parameter '{spec.name}'")
-    return _BUILDERS[spec.kind](spec, raw)
+    measure = _BUILDERS[spec.kind](spec, raw)
+    if spec.params and spec.kind in (CUT_LONG, CUT_DOUBLE, PARAMS_DOUBLE):  # a declared family's bounds
+        problems = [problem for v in measure.params if (problem := spec.params[0].problem(v))]
+        if problems:
+            raise MeasureError(f"measure '{spec.name}{'.' + raw if raw else ''}': {problems[0]}")
+    return measure
 
 
 def parse_measures(requests: list[str] | tuple[str, ...] | str | None) -> list[Measure]:
@@ -350,3 +367,4 @@ def parse_measures(requests: list[str] | tuple[str, ...] | str | None) -> list[M
 def iprec_cutoff(frac: float, num_rel: int) -> int:
     """trec_eval 9.0.8's recall cut-off in documents: ``(long) (frac * R + 0.9)`` (truncation)."""
     return math.trunc(frac * num_rel + 0.9)
+

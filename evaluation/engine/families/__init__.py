@@ -1,0 +1,7 @@
+"""One module per measure family added to the engine's tables (:mod:`evaluation.engine.spec`), each declaring
+``MEASURE``: a :class:`~evaluation.engine.spec.MeasureSpec` with its label, help, typed parameters and kernel.
+
+:func:`evaluation.engine.spec.autodiscover` imports every module here and registers each ``MEASURE``: the
+family is then a name ``trec_eval -m``, ``evaluate -m`` and the results pages' *Measures* accept, and a row
+of the docs' measures table. Adding a family is adding a module here and its test.
+"""
