@@ -18,6 +18,7 @@ from evaluation.scoring import EvaluationError, normalise_policy
 from judging.policies import DEFAULT_POLICY
 from workbench import jobs, subjobs
 from workbench.audit import audit_record
+from workbench.job_kinds import JobKind
 from workbench.models import Collection, Job
 
 
@@ -112,8 +113,6 @@ def join_evaluation(context, job_id: int) -> None:
         _keep_report(progress, bundle)
 
 
-subjobs.recovery(evaluation_part, join_evaluation)
-jobs.recovery(evaluate_collection, retry=True)  # a planner that died: planned again (its parts, if any, kept)
 
 
 @task()
@@ -217,8 +216,6 @@ def join_board(context, job_id: int) -> None:
         _boards(progress, joined, extras)
 
 
-subjobs.recovery(board_part, join_board)
-jobs.recovery(build_board, retry=True)  # a planner that died: planned again (its parts, if any, kept)
 
 
 def request_board(collection: Collection, policies: list[str] | None = None) -> Job:
@@ -251,3 +248,18 @@ def build_leave_one_out(job_id: int) -> None:
         progress.finish(url=reverse("evaluation:reusability", args=[job.collection.slug])
                         + "?" + urlencode({"measure": params["measure"], "by": params["by"]}),
                         label="See leave-one-out")
+
+
+#: this app's jobs (registered by workbench.job_kinds.autodiscover): a planner that died is planned again (its
+#: parts, if any, kept); a part writes only its own output and the join the job's output whole
+JOB_KINDS = (
+    JobKind("evaluation", "Evaluation", evaluate_collection, retry=True, part=evaluation_part, join=join_evaluation,
+            params=("policy", "measures"), help="Scores every run (per topic too) and leaves each run and team out."),
+    JobKind(board_files.KIND, "Board", build_board, retry=True, part=board_part, join=join_board,
+            params=("policies",), help="Computes and stores the collection's boards, the figures the pages read."),
+    JobKind("release bundle", "Release bundle", build_release, params=("policy",),
+            help="Writes the release zip: qrels, topics, scores and the collection's description."),
+    JobKind("budget plan", "Budget plan", plan_budget, help="Plans a judging budget from what was judged so far."),
+    JobKind(board_extras.LOO_KIND, "Leave-one-out", build_leave_one_out, params=("policy", "measure", "by"),
+            help="Leave-one-out of one measure, by run or by team, for the reusability page."),
+)

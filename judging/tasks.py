@@ -24,6 +24,7 @@ from judging.models import MachineJudge
 from judging.services import qrels_import
 from pooling.models import Pool
 from workbench import jobs, subjobs, uploads
+from workbench.job_kinds import JobKind
 from workbench.models import Job
 from workbench.tasks import staged
 
@@ -161,7 +162,6 @@ def join_machine_judge(context, job_id: int) -> None:
         progress.finish(lines=_lines(judge, pool, summary))
 
 
-subjobs.recovery(machine_judge_part, join_machine_judge)
 
 
 @task()
@@ -184,3 +184,14 @@ def import_dataset(job_id: int) -> None:
         progress.finish(lines=[f"{params['location']}: {summary.topics} topics and {summary.judgments} judgments "
                                f"imported; corpus {summary.reference.location} by reference "
                                f"({summary.documents:,} documents)"])
+
+
+#: this app's jobs (registered by workbench.job_kinds.autodiscover)
+JOB_KINDS = (
+    JobKind("qrels import", "Qrels import", import_qrels, params=("directory", "assessor"),
+            help="Reads uploaded qrels as one assessor's judgments."),
+    JobKind("machine judge", "Machine judge", machine_judge, part=machine_judge_part, join=join_machine_judge,
+            params=("judge_id", "pool_id"), help="A machine assessor judges a pool; resumable, split by topic."),
+    JobKind("dataset import", "Dataset import", import_dataset, params=("location", "split"),
+            help="A collection's topics, qrels and corpus (by reference) from irds:ID or a BEIR folder."),
+)

@@ -8,6 +8,7 @@ from django_tasks import task
 from participation.models import Submission
 from participation.services import refuse, submission_check
 from workbench import jobs
+from workbench.job_kinds import JobKind
 
 
 @task()
@@ -32,5 +33,9 @@ def _check_died(job) -> None:
         refuse(submission, [f"{submission.file_name}: the check could not finish: {job.error}"])
 
 
-# the check writes in one transaction (the run and the submission's verdict together): retried once
-jobs.recovery(check_submission, retry=True, on_failed=_check_died)
+#: this app's jobs (registered by workbench.job_kinds.autodiscover): the check writes in one transaction (the run
+#: and the submission's verdict together), so it is retried once
+JOB_KINDS = (
+    JobKind("submission check", "Submission check", check_submission, retry=True, on_failed=_check_died,
+            params=("submission",), help="Checks a team's submitted run and accepts or refuses it."),
+)

@@ -11,10 +11,11 @@ from django_tasks import task
 
 from pooling import split
 from pooling import strategies as S
-from pooling.feature_tasks import compute_features  # noqa: F401  (the features job is one of this app's jobs)
+from pooling.feature_tasks import compute_features
 from pooling.services import pool_build
 from workbench import jobs, subjobs
 from workbench.corpus import documents_copy_in
+from workbench.job_kinds import JobKind
 from workbench.models import Job
 from workbench.services import ImportRefused
 
@@ -104,5 +105,11 @@ def join_pool(context, job_id: int) -> None:
         _finish(progress, summary)
 
 
-# a part done again removes what it wrote first; a join done again finds its pool published
-subjobs.recovery(pool_part, join_pool)
+#: this app's jobs (registered by workbench.job_kinds.autodiscover): a part done again removes what it wrote first;
+#: a join done again finds its pool published
+JOB_KINDS = (
+    JobKind("pool build", "Pool build", build_pool, part=pool_part, join=join_pool,
+            help="Builds a pool with a strategy; split by topic when the strategy allows it."),
+    JobKind("active-learning features", "Active-learning features", compute_features,
+            help="Computes the documents' features cal learns from, once per collection."),
+)

@@ -17,3 +17,6 @@ class WorkbenchConfig(AppConfig):
         from workbench.api import autodiscover
 
         autodiscover()  # every app's api.py adds its endpoints to the one API (workbench.api)
+        from workbench import job_kinds
+
+        job_kinds.autodiscover()  # every app's tasks.py declares its job kinds (JOB_KINDS): registered once, here

@@ -101,5 +101,4 @@ def _discard_parts(job: Job) -> None:
 
 # the planner and the join each store the classes in one transaction, a part writes only its own signatures:
 # each is retried once if its worker died (a planner retried after it split keeps its parts)
-jobs.recovery(find_duplicates, retry=True)
-subjobs.recovery(duplicates_part, join_duplicates)
+# its kind (retried, split into parts) is declared in workbench.tasks.JOB_KINDS

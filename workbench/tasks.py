@@ -15,10 +15,11 @@ from django_tasks import task
 
 from workbench import files as store
 from workbench import jobs, subjobs, uploads
-from workbench.duplicate_tasks import find_duplicates  # noqa: F401 - its job, kept here by name
+from workbench.duplicate_tasks import duplicates_part, find_duplicates, join_duplicates
 from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
+from workbench.job_kinds import JobKind
 from workbench.jobs import MAX_PROBLEMS
 from workbench.models import Collection, Job
 from workbench.run_imports import checked_bytes, checked_runs, runs_adopt, runs_check, runs_settle, runs_stage
@@ -284,13 +285,6 @@ uploads.register(uploads.UploadKind(
          + limits.stated("runs")))
 
 
-# each import reads its staged files and writes in one transaction: a job whose worker died is retried once
-for _task in (import_topics, import_documents, import_runs):
-    jobs.recovery(_task, retry=True)
-# a part writes only its own output, the join stores in one transaction: each is retried once
-subjobs.recovery(import_runs_part, join_runs_import)
-
-
 @task()
 def index_corpus(job_id: int) -> None:
     """Index a corpus used by reference (``workbench.corpus.corpus_reference_index``)."""
@@ -312,4 +306,19 @@ def index_corpus(job_id: int) -> None:
                                "text is copied in when they are pooled or opened"])
 
 
-jobs.recovery(index_corpus, retry=True)
+
+#: this app's jobs (registered by workbench.job_kinds.autodiscover): each import reads its staged files and writes
+#: in one transaction, so a job whose worker died is retried once; a part writes only its own output and the join
+#: stores in one transaction, so each is retried once
+JOB_KINDS = (
+    JobKind("topics import", "Topics import", import_topics, retry=True, params=("directory", "replace"),
+            help="Reads uploaded topic files into the collection."),
+    JobKind("documents import", "Documents import", import_documents, retry=True, params=("directory", "replace"),
+            help="Reads uploaded document files (and archives) into the collection."),
+    JobKind("runs import", "Runs import", import_runs, retry=True, part=import_runs_part, join=join_runs_import,
+            params=("directory",), help="Reads uploaded run files, all or none; split by file when large."),
+    JobKind("corpus index", "Corpus index", index_corpus, retry=True, params=("reference",),
+            help="Indexes a corpus used by reference (its documents' offsets)."),
+    JobKind("near-duplicates", "Near-duplicate detection", find_duplicates, retry=True, part=duplicates_part,
+            join=join_duplicates, help="Finds classes of near-duplicate documents (MinHash of word shingles)."),
+)

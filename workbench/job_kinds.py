@@ -1,0 +1,89 @@
+"""Job kinds, each declared once: a :class:`JobKind` in its app's ``tasks.py`` (the module's ``JOB_KINDS``) names
+the job (the ``Job.kind`` its rows carry), its label and help, its task, the parameters a job records, whether a
+job whose worker died may run again (it writes in one transaction, so a retry cannot double anything) and, when
+it splits into parts any worker claims, its part and join tasks.
+
+:func:`autodiscover` imports every project app's ``tasks`` module and registers what it declares, with the sweep's
+plan for a dead job of each task (:func:`workbench.jobs.recovery`, :func:`workbench.subjobs.recovery`). It runs in
+``WorkbenchConfig.ready()``, so a worker that has imported no page knows every kind; nothing is registered as
+a side effect of importing a view or ``urls.py``. :func:`table` gives the docs' and the job pages' list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+from django.utils.module_loading import module_has_submodule
+
+from workbench import jobs, subjobs
+
+__all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "table"]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of background job. ``retry``: a job whose worker died is queued again, once; ``part`` and
+    ``join``: the tasks of a job split into parts (each part retried once, the join with ``join_retry``);
+    ``on_failed(job)``: what a job that died for good leaves right (a submission refused, ...)."""
+
+    name: str
+    label: str
+    task: Any = field(repr=False)
+    help: str = ""
+    params: tuple[str, ...] = ()
+    retry: bool = False
+    part: Any = field(default=None, repr=False)
+    join: Any = field(default=None, repr=False)
+    join_retry: bool = True
+    on_failed: Callable | None = field(default=None, repr=False)
+
+    @property
+    def splits(self) -> bool:
+        return self.part is not None
+
+    @property
+    def task_path(self) -> str:
+        return self.task.module_path
+
+
+#: every declared kind by name, in the apps' order then their declared order
+KINDS: dict[str, JobKind] = {}
+
+
+def register(kind: JobKind) -> JobKind:
+    """Add (or replace) a kind and register the sweep's plan for its tasks."""
+    KINDS[kind.name] = kind
+    if kind.retry or kind.on_failed is not None:
+        jobs.recovery(kind.task, retry=kind.retry, on_failed=kind.on_failed)
+    if kind.splits:
+        subjobs.recovery(kind.part, kind.join, join_retry=kind.join_retry)
+    return kind
+
+
+def autodiscover() -> list[str]:
+    """Import every project app's ``tasks`` module and register the kinds it declares (``JOB_KINDS``); the names
+    registered. Calling it again changes nothing."""
+    root = Path(settings.BASE_DIR).resolve()
+    found = []
+    for app in apps.get_app_configs():  # this project's apps only (a library's tasks module is not ours)
+        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "tasks"):
+            for kind in getattr(import_module(f"{app.name}.tasks"), "JOB_KINDS", ()):
+                register(kind)
+                found.append(kind.name)
+    return found
+
+
+def get(name: str) -> JobKind | None:
+    return KINDS.get(name)
+
+
+def table() -> list[dict]:
+    """The kinds as the docs' table shows them: name, label, help, task, parameters, retried, split."""
+    return [{"name": k.name, "label": k.label, "help": k.help, "task": k.task_path, "params": list(k.params),
+             "retry": k.retry, "splits": k.splits} for k in KINDS.values()]
