@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evaluation import budget_views, reusability_views, significance_views, views
+from evaluation import budget_views, qrels_compare_views, reusability_views, significance_views, views
 
 app_name = "evaluation"
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("<slug:slug>/significance/", significance_views.significance, name="significance"),
     path("<slug:slug>/curves/", views.curves, name="curves"),
     path("<slug:slug>/reusability/", reusability_views.reusability, name="reusability"),
+    path("<slug:slug>/compare-qrels/", qrels_compare_views.compare_qrels_page, name="compare_qrels"),
     path("<slug:slug>/pool/", views.pool_page, name="pool"),
     path("<slug:slug>/downloads/qrels.txt", views.download_qrels, name="download_qrels"),
     path("<slug:slug>/downloads/pool.txt", views.download_pool, name="download_pool"),
