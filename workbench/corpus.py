@@ -94,6 +94,16 @@ def location_refusal(location: str) -> str | None:
     return None
 
 
+def command_location_refusal(location: str) -> str | None:
+    """Why ``manage.py add_corpus`` may not use ``location``, or None: with ``CORPUS_DIRS`` unset no corpus file
+    is enabled (as the README says), for the commands as for the console; with it set, the shell's user may
+    name any file (irds:ID needs no folder)."""
+    if kind_of(location) == "irds" or settings.CORPUS_DIRS:
+        return None
+    return ("corpus files are not enabled here: set CORPUS_DIRS to the folders that hold corpora "
+            "(e.g. CORPUS_DIRS=/data/corpora), or use irds:ID")
+
+
 def _folder_files(path: Path) -> list[Path]:
     """A BEIR folder's files (corpus, queries, every qrels split), each checked on its own where it leads."""
     try:

@@ -21,7 +21,7 @@ from workbench.services import RunSpec, runs_import
 @pytest.fixture(autouse=True)
 def var_dir(settings, tmp_path):
     settings.VAR_DIR = tmp_path / "var"
-    settings.CORPUS_DIRS = []
+    settings.CORPUS_DIRS = [str(tmp_path)]  # add_corpus refuses a path when CORPUS_DIRS is unset
     return settings.VAR_DIR
 
 
@@ -198,3 +198,14 @@ def test_deleting_the_collection_removes_its_corpus_index_but_not_the_corpus(col
     assert len(list((var_dir / "corpus").iterdir())) == 1
     collection.delete()
     assert list((var_dir / "corpus").iterdir()) == [] and corpus.exists()
+
+
+def test_add_corpus_refuses_a_path_while_corpus_dirs_is_unset(collection, tmp_path, settings):
+    """As the README says: with CORPUS_DIRS unset no corpus file is used, from the shell either."""
+    settings.CORPUS_DIRS = []
+    corpus = write_corpus(tmp_path / "corpus.jsonl")
+    with pytest.raises(CommandError) as refused:
+        add_corpus(collection, corpus)
+    assert str(refused.value) == ("corpus files are not enabled here: set CORPUS_DIRS to the folders that hold "
+                                  "corpora (e.g. CORPUS_DIRS=/data/corpora), or use irds:ID")
+    assert not CorpusReference.objects.exists()

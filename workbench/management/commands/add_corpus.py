@@ -1,5 +1,10 @@
-from workbench.corpus import CORPUS_FORMATS, corpus_reference_add, corpus_reference_index
-from workbench.management.base import WorkbenchCommand
+from workbench.corpus import (
+    CORPUS_FORMATS,
+    command_location_refusal,
+    corpus_reference_add,
+    corpus_reference_index,
+)
+from workbench.management.base import Error, WorkbenchCommand
 
 
 class Command(WorkbenchCommand):
@@ -14,6 +19,9 @@ class Command(WorkbenchCommand):
 
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
+        refusal = command_location_refusal(opts["location"])
+        if refusal:
+            raise Error(refusal)
         reference = corpus_reference_add(collection=collection, location=opts["location"], format=opts["format"])
         with self.progress(None, "doc", "indexing") as bar:
             try:
