@@ -16,13 +16,24 @@ sorted like ``strcmp`` (sorting by qid sorts by the strings; ``.astype(str)`` gi
 ``docno`` is pandas' ``str`` dtype; rows are in file order.
 """
 
-from workbench.formats.documents import DocumentRecord, iter_documents
-from workbench.formats.errors import FormatError
-from workbench.formats.qrels import read_qrels, read_qrels_table, write_qrels
-from workbench.formats.run_arrays import RunArrays, read_run_arrays
-from workbench.formats.runs import RunFile, read_run, write_run
-from workbench.formats.sources import open_text
-from workbench.formats.topics import TopicRecord, read_topics
+from importlib import import_module
+
+#: each public name and the module that holds it: imported when first asked for (PEP 562), so that a
+#: reader of one format (trec_eval reading qrels and a run) does not import the others (YAML, documents,
+#: topics: a fifth of trec_eval's start-up)
+_WHERE = {"DocumentRecord": "documents", "iter_documents": "documents", "FormatError": "errors",
+          "read_qrels": "qrels", "read_qrels_table": "qrels", "write_qrels": "qrels", "RunArrays": "run_arrays",
+          "read_run_arrays": "run_arrays", "RunFile": "runs", "read_run": "runs", "write_run": "runs",
+          "open_text": "sources", "TopicRecord": "topics", "read_topics": "topics"}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DocumentRecord",

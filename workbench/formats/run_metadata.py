@@ -12,8 +12,6 @@ from __future__ import annotations
 import mmap
 import re
 
-import yaml
-
 from workbench.formats import limits
 from workbench.formats.errors import Problems
 
@@ -26,6 +24,8 @@ _END = re.compile(rb"^#[ \t]*ir_metadata\.end[ \t]*\r?$", re.MULTILINE)
 def _shape_problem(text: str) -> str | None:
     """Why the header's YAML is refused before it is built: an alias (``*name``, which can multiply a few
     bytes into gigabytes), nesting deeper than the limit, or more nodes than the limit; None if it is fine."""
+    import yaml  # 0.1 s at start-up, and only a run with a header needs it (trec_eval starts without)
+
     bounds = limits.current()
     depth = nodes = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -45,6 +45,8 @@ def _shape_problem(text: str) -> str | None:
 
 
 def _yaml(text_lines: list[str], problems: Problems) -> dict:
+    import yaml
+
     try:
         text = "\n".join(text_lines)
         shape = _shape_problem(text)
