@@ -19,6 +19,7 @@ import pandas as pd
 
 from evaluation import scoring
 from evaluation.inferred import sampled_qrels, sampled_qrels_lines
+from evaluation.judge_card import JUDGE_CARD, judge_card, wants_judge_card
 from evaluation.pool_estimates import collection_recall_estimates, estimates_tsv
 from judging import qrels as judged
 from judging import selectors as judging_selectors
@@ -147,6 +148,8 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
     if len(report["pairs"]):
         files["agreement/pairs.csv"] = _csv(report["pairs"])
         files["agreement/topics.csv"] = _csv(report["topics"])
+    if wants_judge_card(policy):  # how the machine labels in these qrels were made and checked
+        files[JUDGE_CARD] = json.dumps(judge_card(collection, policy=policy), indent=2) + "\n"
     files.update(extra_files or {})
     checksums = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
     files["README.md"] = _readme(collection, files, checksums, policy, contributed)
@@ -198,6 +201,10 @@ def _file_lines(collection: Collection, files: dict[str, str], policy: str) -> l
         "how each pool was built (strategy, parameters with the runs offered and the runs pooled, seed, rounds).",
         *([f"- {' and '.join(f'`{name}`' for name in agreement)}: agreement between assessors who judged the "
            "same documents (per pair of assessors, and per topic)."] if agreement else []),
+        *([f"- `{JUDGE_CARD}`: the judge card: each machine judge whose labels these qrels use (models and "
+           "versions or file digests, prompt hashes, calibration set size, Cohen's kappa against the human "
+           "qrels with each side's share of relevant) and, per topic, how many lines are human grades and how "
+           "many machine ones."] if JUDGE_CARD in files else []),
         "- `judgments.jsonl`: every judgment record, oldest first: grade or \"cannot judge\", the assessor's "
         "comment and supporting passage, time spent, and which record revised which (`manage.py "
         "import_judgments` reads it back).",

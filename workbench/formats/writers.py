@@ -28,6 +28,8 @@ def _identifiers(name: str, values: Any, n: int) -> pa.Array:
         if series.isna().any():
             raise ValueError(f"column {name!r} has missing values")
         array = pa.array(series.astype(str), type=pa.string())
+        if isinstance(array, pa.ChunkedArray):  # a frame concatenated from Arrow-backed parts
+            array = array.combine_chunks()
     if n and (pc.min(pc.utf8_length(array)).as_py() == 0
               or pc.any(pc.match_substring_regex(array, r"[\t\n\v\f\r ]")).as_py()):
         raise ValueError(f"column {name!r} has an empty value or one containing whitespace")
