@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
+from judging.machine_import import machine_labels_import
 from judging.machine_services import (
     MAX_FAILURES,
     MachineJobCancelled,
@@ -46,6 +47,27 @@ def import_qrels(job_id: int) -> None:
 uploads.register(uploads.UploadKind(
     "qrels", "Qrels (earlier judgments)", import_qrels, options=("assessor",),
     help="TREC qrels (qid iteration docno grade), e.g. from an earlier round; recorded as that assessor's."))
+
+
+@task()
+def import_machine_labels(job_id: int) -> None:
+    """A machine judge's labels made elsewhere (``judging.machine_import``); the judge is the assessor named,
+    else the file's name."""
+    with jobs.running(job_id) as progress, staged(progress) as files:
+        path = next(iter(files))
+        progress.step(f"reading {path.name}")
+        judge = progress.job.params.get("assessor") or files.name(path).rsplit(".", 1)[0]
+        s = machine_labels_import(collection=progress.job.collection, source=path, judge=judge)
+        progress.finish(lines=[f"{files.name(path)}: {s.recorded} labels ({s.format}) on {s.topics} topics as machine "
+                               f"judge {s.judge!r}" + (f", {s.already} already judged, kept" if s.already else "")])
+
+
+uploads.register(uploads.UploadKind(
+    "machine_labels", "Machine labels (a judge's qrels or probabilities)", import_machine_labels,
+    options=("assessor",),
+    help="TREC qrels (e.g. UMBRELA's output) or a CSV with a header, topic_id,doc_id,annotation,prob_yes,prob_no "
+         "or topic_id,doc_id,prob_0,...,prob_k: recorded as the judgments of the machine judge named in Assessor "
+         "(default: the file's name), with the file's sha256."))
 
 
 @task()

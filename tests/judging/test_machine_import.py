@@ -105,3 +105,25 @@ def test_a_labels_file_is_bounded_as_every_qrels_file(graded, tmp_path):
 
         settings._configure_file_limits()
     assert not Judgment.objects.exists()
+
+
+def test_the_console_upload_imports_labels_as_the_judge_named(client, organizer, graded):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from workbench.models import Job
+
+    graded.organizers.add(organizer)
+    client.force_login(organizer)
+    labels = SimpleUploadedFile("lara.csv", b"topic_id,doc_id,annotation,prob_yes,prob_no\n301,d1,1,0.9,0.1\n")
+    answer = client.post("/console/rag/upload/", {"kind": "machine_labels", "machine_labels-files": [labels],
+                                                  "machine_labels-assessor": "lara"})
+    assert answer.status_code == 302
+    job = Job.objects.latest("id")
+    assert job.status == Job.Status.DONE, job.error
+    page = client.get(answer["Location"]).content.decode()
+    assert "lara.csv: 1 labels (annotation) on 1 topics as machine judge &#x27;lara&#x27;" in page
+    assert qrels(graded, policy=MACHINE).values.tolist() == [["301", "d1", 1]]
+    bad = SimpleUploadedFile("bad.csv", b"topic_id,doc_id,annotation,prob_yes,prob_no\n301,d2,7,0.9,0.1\n")
+    client.post("/console/rag/upload/", {"kind": "machine_labels", "machine_labels-files": [bad]})
+    job = Job.objects.latest("id")
+    assert job.status == Job.Status.FAILED and "bad.csv:2: grade 7 is not one of the collection's grades" in job.error
