@@ -2,15 +2,17 @@
 judgments it knows (:func:`pooling.advance.pool_advance`) and queues what the pool returns for the topic's
 assessors. Pooling never calls back: it keeps what it was told on its entries.
 
-- after each judgment in an adaptive pool (``judging.services``): :func:`pool_advance_queued`;
+- after each judgment in an adaptive pool, once it is committed (``judging.services``): :func:`advance_after_judgment`;
 - when an organizer assigns an adaptive pool's topics (``judging.assignments``): :func:`take_in_judged`, so
   that a document the collection judged before the pool offered it is not asked again;
 - when an assessor runs out of work (``judging.selectors.next_item_for``): :func:`queue_pool_additions`,
-  the documents a build with a bigger budget added since.
+  the documents a build with a bigger budget added since, and the advances owed where one after a judgment
+  failed (:func:`advances_owed`).
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Iterable, Sequence
 from functools import partial
@@ -24,6 +26,8 @@ from pooling.advance import Advance, pool_advance
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
 from workbench.models import Job
+
+logger = logging.getLogger(__name__)
 
 
 def judged_documents(collection, qid: str, docnos: Sequence[str]) -> dict[str, bool]:
@@ -41,8 +45,21 @@ def pool_advance_queued(pool: Pool, qid: str) -> Advance:
     """The pool's next document for the topic, given the collection's judgments, queued for the topic's
     assessors."""
     advanced = pool_advance(pool=pool, qid=qid, judged=partial(judged_documents, pool.collection, qid))
-    queue_entries(pool, advanced.to_judge)
+    if advanced.to_judge:
+        with transaction.atomic():  # its own short write (an entry left unqueued is queued on the next fill)
+            queue_entries(pool, advanced.to_judge)
     return advanced
+
+
+def advance_after_judgment(pool: Pool, qid: str) -> None:
+    """:func:`pool_advance_queued` once a judgment is committed. A failure is logged, not raised: the judgment is
+    safe, and the advance it owes is made on the topic's next judgment or the next queue fill
+    (:func:`advances_owed`)."""
+    try:
+        pool_advance_queued(pool, qid)
+    except Exception:
+        logger.exception("pool %s topic %s: the pool's advance after a judgment failed; the next judgment or "
+                         "queue fill advances it", pool.pk, qid)
 
 
 def queue_entries(pool: Pool, entries: Iterable[PoolEntry]) -> int:
@@ -68,10 +85,27 @@ def take_in_judged(pool: Pool, qids: Iterable[str]) -> None:
         pool_advance_queued(pool, qid)
 
 
+def advances_owed(mine: QuerySet[Assignment]) -> None:
+    """Advance the adaptive pools of these assignments' topics where a judgment was committed but the pool's
+    advance after it failed (the judged entry was not told its judgment): one query when there are none."""
+    judgment = (Judgment.objects.filter(collection_id=OuterRef("pool__collection_id"), topic_id=OuterRef("topic_id"),
+                                        docno=OuterRef("docno")).exclude(source=Judgment.Source.MACHINE))
+    owed = (PoolEntry.objects.filter(relevant__isnull=True)
+            .filter(Exists(mine.filter(pool_id=OuterRef("pool_id"), topic_id=OuterRef("topic_id"))))
+            .filter(Exists(judgment)).values_list("pool_id", "topic__qid").distinct())
+    by_pool: dict[int, set[str]] = {}
+    for pool_id, qid in owed:
+        by_pool.setdefault(pool_id, set()).add(qid)
+    for pool in Pool.objects.filter(pk__in=by_pool).select_related("collection"):
+        for qid in sorted(by_pool[pool.pk]):
+            advance_after_judgment(pool, qid)
+
+
 def queue_pool_additions(assignments: QuerySet[Assignment]) -> int:
     """Documents an adaptive pool added on these assignments' topics that nobody holds yet (a build that
     raised the budget) join the queues of the topic's assessors; items added. One query when there are none."""
     mine = assignments.filter(pool__strategy__in=registry.adaptive_names())
+    advances_owed(mine)
     held = AssignmentItem.objects.filter(assignment__pool_id=OuterRef("pool_id"),
                                          assignment__topic_id=OuterRef("topic_id"), docno=OuterRef("docno"))
     unheld = (PoolEntry.objects.filter(relevant__isnull=True)

@@ -3,15 +3,17 @@ record it revises; nothing is updated or deleted."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from judging.duplicates import propagation_after_judgment, propagation_sync_all
 from judging.models import AssignmentItem, Judgment
-from judging.queueing import pool_advance_queued
+from judging.queueing import advance_after_judgment
 from judging.selectors import has_text
 from pooling.strategies import registry
 from workbench.bulk import insert_columns
@@ -128,6 +130,10 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
     record is written, so two tabs judging the same document append two records in order, the
     later revising the earlier. The record is committed before this returns, so the next document
     is shown only after the judgment is safe.
+
+    The transaction holds the judgment and what it propagates only: an adaptive pool learns from it
+    after commit (its next document, a ``cal`` retrain included), still before this returns, so the
+    assessor's next page has it.
     """
     if client_token:
         done = Judgment.objects.filter(client_token=client_token).first()
@@ -137,9 +143,12 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
             return done
     try:
         with transaction.atomic():
-            return _judgment_append(item_id=item_id, user=user, grade=grade, cannot_judge=cannot_judge,
-                                    client_token=client_token, time_spent_ms=time_spent_ms, comment=comment,
-                                    rationale=rationale, passages=passages or [])
+            judgment, advance = _judgment_append(
+                item_id=item_id, user=user, grade=grade, cannot_judge=cannot_judge, client_token=client_token,
+                time_spent_ms=time_spent_ms, comment=comment, rationale=rationale, passages=passages or [])
+        if advance is not None:
+            _after_commit(advance)
+        return judgment
     except IntegrityError:
         if client_token:
             done = Judgment.objects.filter(client_token=client_token, user=user).first()
@@ -158,8 +167,19 @@ def may_grade(collection: Collection, *, readable: bool) -> bool:
     return readable or (collection.judge_by_link and bool(collection.document_url))
 
 
+def _after_commit(func) -> None:
+    """Run ``func`` once the judgment's transaction is committed: now when the caller holds no transaction of
+    its own (a test's transaction counts as none, as it does for Django's durable blocks), else when the
+    caller's commits."""
+    if all(getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
+        func()
+    else:
+        transaction.on_commit(func)
+
+
 def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
-                     rationale, passages) -> Judgment:
+                     rationale, passages) -> tuple[Judgment, Callable[[], None] | None]:
+    """The judgment appended, and the adaptive pool's advance to make after commit (None for other pools)."""
     try:
         item = (AssignmentItem.objects.select_for_update()
                 .select_related("assignment__pool__collection", "assignment__topic")
@@ -181,7 +201,7 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
         if item.latest_id != previous.pk:
             item.latest = previous
             item.save(update_fields=["latest"])
-        return previous
+        return previous, None
     judgment = Judgment.objects.create(
         collection=collection, topic=topic, docno=item.docno, grade=grade, cannot_judge=cannot_judge,
         assessor=user.username, user=user, source=Judgment.Source.WEB, previous=previous,
@@ -194,8 +214,8 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
     pool = item.assignment.pool
     if registry.is_adaptive(pool.strategy):
         # adaptive pools choose the next document from the judgments so far; it joins the topic's queues
-        pool_advance_queued(pool, topic.qid)
-    return judgment
+        return judgment, partial(advance_after_judgment, pool, topic.qid)
+    return judgment, None
 
 
 @transaction.atomic
