@@ -10,6 +10,7 @@ import yaml
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 
 from evaluation import plots
 from evaluation.measures import DEFAULT_MEASURES
@@ -21,6 +22,7 @@ from participation.services import StagedFile, SubmissionRefused
 from participation.tasks import check_submission
 from participation.topic_files import TOPIC_FILES, write_topics
 from workbench import files as store
+from workbench.selectors import may_organize
 
 
 def team_view(view):
@@ -32,10 +34,21 @@ def team_view(view):
         track = get_object_or_404(Track.objects.select_related("collection"), collection__slug=slug)
         team = Team.objects.filter(track=track, members=request.user).first()
         if team is None:
-            raise Http404("You are not on a team of this track.")
+            return _not_in_a_team(request, track)
         return view(request, track, team, *args, **kwargs)
 
     return wrapped
+
+
+def _not_in_a_team(request: HttpRequest, track: Track) -> HttpResponse:
+    """The refusal of a team page to someone on no team of the track (404 as for a track they cannot see), with
+    the reason, and for the track's organizers the way to its console."""
+    console = (reverse("participation_console:manage", args=[track.collection.slug])
+               if may_organize(request.user, track.collection) else None)
+    return render(request, "404.html", {
+        "exception": "You are not in a team of this track.", "request_path": request.path,
+        "elsewhere": {"url": console, "label": "The track's console (you organize it)"} if console else
+        {"url": reverse("participation:portal"), "label": "Your tracks"}}, status=404)
 
 
 @login_required
