@@ -93,3 +93,11 @@ def test_bad_input_is_one_line(files, args, message):
     with pytest.raises(CommandError, match="cannot read|No such file"):
         call_command("compare", str(files / "qrels"), str(files / "good.run"), str(files / "nope.run"),
                      stdout=StringIO())
+
+
+def test_runs_on_one_topic_are_refused_in_one_line(tmp_path):
+    (tmp_path / "qrels").write_text("1 0 d1 1\n")
+    (tmp_path / "one.run").write_text("1 Q0 d1 1 1.0 one\n")
+    with pytest.raises(CommandError, match="a paired test needs at least 2 topics, got 1"):
+        call_command("compare", str(tmp_path / "qrels"), str(tmp_path / "one.run"), str(tmp_path / "one.run"),
+                     stdout=StringIO())

@@ -46,7 +46,10 @@ class Command(BaseCommand):
                 run = read_run_arrays(path, name=path)
                 tag = run.tag if run.tag not in per_topic else f"{run.tag} ({path})"
                 per_topic[tag] = evaluator.evaluate(run, tag=tag).per_topic
-        table = compare(per_topic, list(qrels.topics), names, test=opts["test"], correction=opts["correction"],
-                        alpha=opts["alpha"], seed=opts["seed"])
+        try:
+            table = compare(per_topic, list(qrels.topics), names, test=opts["test"], correction=opts["correction"],
+                            alpha=opts["alpha"], seed=opts["seed"])
+        except ValueError as exc:  # a paired test on one topic: one line, not a traceback
+            raise Error(str(exc)) from None
         self.stdout.write({"text": table.as_text, "csv": table.as_csv, "json": table.as_json,
                            "latex": table.as_latex}[opts["format"]](), ending="")

@@ -1,0 +1,94 @@
+"""Benchmark: how long the read-only commands take as whole processes on a one-line input (issue 40: <= 0.15 s).
+
+``manage.py trec_eval`` on a one-line qrels and a one-line run (no Django, no database), then the commands
+that start Django (``evaluate`` and ``show_collection`` on a one-topic collection in a throwaway SQLite
+database; ``compare`` and ``curves`` on the same files), each run REPEATS times: the median and the fastest
+wall time, and the bare interpreter (``python -c pass``) for scale. trec_eval's C binary is timed beside them
+when one is found (``--trec-eval PATH``, else ``trec_eval`` on the PATH): pip's pytrec_eval(-terrier) ships
+trec_eval's code as a Python extension, not the binary, so without one the ratio is not printed. On a
+machine others are using, every figure grows alike: compare them with ``python -c pass`` of the same run.
+
+Run: .venv/bin/python tests/benchmarks/bench_startup.py [--repeats 7] [--trec-eval /path/to/trec_eval]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = 0.15  # seconds, the issue's bound for a read-only command
+
+
+def timed(argv: list[str], env: dict, repeats: int) -> tuple[float, float]:
+    """(median, fastest) wall seconds of ``argv`` run ``repeats`` times; a failing run stops the benchmark."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+    return statistics.median(times), min(times)
+
+
+def prepare(folder: Path, env: dict) -> tuple[Path, Path]:
+    """The one-line files, two-topic ones for ``compare`` (a paired test needs two), and a one-topic
+    collection 'startup' holding the run and the qrels."""
+    qrels, run, topics = folder / "one.qrels", folder / "one.run", folder / "topics.tsv"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("1 Q0 d1 1 1.0 one\n")
+    (folder / "two.qrels").write_text("1 0 d1 1\n2 0 d2 1\n")
+    (folder / "two.run").write_text("1 Q0 d1 1 1.0 two\n2 Q0 d2 1 1.0 two\n")
+    topics.write_text("1\tone topic\n")
+    for argv in (["migrate", "-v", "0"], ["create_collection", "startup"], ["import_topics", "startup", str(topics)],
+                 ["import_runs", "startup", str(run)], ["import_qrels", "startup", str(qrels)]):
+        done = subprocess.run([sys.executable, "manage.py", *argv], env=env, cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"manage.py {' '.join(argv)} failed: {done.stderr.strip()[-400:]}")
+    return qrels, run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="trec_eval's C binary")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
+        folder = Path(tmp)
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "WORKBENCH_VAR_DIR": str(folder),
+               "DJANGO_DEBUG": "0"}
+        qrels, run = prepare(folder, env)
+        manage = [sys.executable, "manage.py"]
+        cases = [("python -c pass (the interpreter alone)", [sys.executable, "-c", "pass"]),
+                 ("manage.py trec_eval QRELS RUN", [*manage, "trec_eval", str(qrels), str(run)]),
+                 ("manage.py evaluate startup", [*manage, "evaluate", "startup"]),
+                 ("manage.py show_collection startup", [*manage, "show_collection", "startup"]),
+                 ("manage.py compare QRELS RUN RUN (2 lines)",
+                  [*manage, "compare", str(folder / "two.qrels"), *[str(folder / "two.run")] * 2]),
+                 ("manage.py curves QRELS RUN", [*manage, "curves", str(qrels), str(run)])]
+        if args.trec_eval:
+            cases.insert(1, ("trec_eval (C binary)", [args.trec_eval, str(qrels), str(run)]))
+        rows = [(name, *timed(argv, env, args.repeats)) for name, argv in cases]
+    binary = next((median for name, median, _ in rows if name.startswith("trec_eval (C")), None)
+    print(f"{'command':<42} {'median s':>9} {'fastest s':>9}  {'<= 0.15 s':>9}"
+          + ("  x C binary" if binary else ""))
+    for name, median, fastest in rows:
+        bound = "" if name.startswith(("python", "trec_eval (C")) else ("yes" if median <= TARGET else "no")
+        ratio = f"  {median / binary:>10.0f}" if binary else ""
+        print(f"{name:<42} {median:>9.3f} {fastest:>9.3f}  {bound:>9}{ratio}")
+    if not binary:
+        print("no trec_eval C binary found (pass --trec-eval PATH): pytrec_eval ships trec_eval's code as a "
+              "Python extension, not the program, so the ratio to the binary is not printed")
+    print(f"{args.repeats} runs each, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
