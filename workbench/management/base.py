@@ -1,15 +1,14 @@
 """Shared behaviour of the workbench's management commands: one clear line per problem on
-standard error, a non-zero exit, no traceback; progress bars only on a terminal."""
+standard error, a non-zero exit, no traceback; progress as a bar on a terminal, else a line every tenth."""
 
 from __future__ import annotations
-
-import sys
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import InterfaceError, OperationalError, connection
 
 from workbench.formats import FormatError
+from workbench.management.progress import Shown
 from workbench.models import Collection
 from workbench.services import ImportRefused
 
@@ -51,7 +50,7 @@ class WorkbenchCommand(BaseCommand):
         except Collection.DoesNotExist:
             raise Error(f"no collection {slug!r} (create it with create_collection)") from None
 
-    def progress(self, total: int | None, unit: str, desc: str):
-        from tqdm import tqdm
-
-        return tqdm(total=total, unit=unit, desc=desc, disable=not sys.stderr.isatty(), leave=False)
+    def progress(self, total: int | None, unit: str, desc: str) -> Shown:
+        """How far the command is (:class:`workbench.management.progress.Shown`): a bar on a terminal, else a line
+        every tenth of ``total`` (``update(n)`` adds n units done; ``report(line, done, total)`` says it in words)."""
+        return Shown(self, total, unit, desc)

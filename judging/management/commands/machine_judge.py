@@ -49,7 +49,7 @@ class Command(WorkbenchCommand):
         if resumed:
             self.stdout.write(f"resuming job #{job.pk} ({job.done} of {job.total} pairs done when it stopped)")
         started = time.monotonic()
-        with _Shown(self) as shown:
+        with self.progress(None, "pair", "judging") as shown:
             machine_judge_now(job.pk, watch=shown.report)
         job.refresh_from_db()
         if job.status == Job.Status.FAILED:
@@ -73,32 +73,3 @@ def _given_options(opts: dict, kind: JudgeKind) -> dict:
     given = {p.name: opts[p.name] for p in kind.options if opts.get(p.name) is not None}
     kind.read(given, {p.name: p.option for p in kind.options})
     return given
-
-
-class _Shown:
-    """The job's progress as the command shows it: a bar on a terminal, else a line each time another tenth of the
-    pairs is done."""
-
-    def __init__(self, command: WorkbenchCommand) -> None:
-        self.command, self.bar, self.tenth = command, None, 0
-        self.terminal = command.stdout.isatty()
-
-    def __enter__(self) -> "_Shown":
-        return self
-
-    def report(self, line: str, done: int, total: int) -> None:
-        if self.terminal:
-            if self.bar is None:
-                self.bar = self.command.progress(total, "pair", "judging")
-                self.bar.update(done)
-            else:
-                self.bar.update(done - self.bar.n)
-            return
-        tenth = 10 * done // total if total else 10
-        if tenth > self.tenth or done == total:
-            self.tenth = tenth
-            self.command.stdout.write(f"{100 * done // max(total, 1)}% {line}")
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.close()
