@@ -24,7 +24,7 @@ __all__ = ["compare_qrels_page", "slope_chart"]
 
 #: most runs the chart draws (the first by A); the table lists them all
 CHART_RUNS = 60
-_ROW, _TOP, _LEFT, _RIGHT, _WIDTH = 18, 34, 128, 232, 360
+_ROW, _TOP, _LEFT, _RIGHT, _WIDTH = 20, 36, 134, 226, 360
 
 
 def _name(text: str, length: int = 18) -> str:
@@ -40,7 +40,7 @@ def slope_chart(systems: list[dict], a: str, b: str) -> str:
     place_b = {rank: i for i, rank in enumerate(ranks_b)}  # the shown runs' order under B, from 0
     parts = [f'<svg class="slope" viewBox="0 0 {_WIDTH} {height}" width="100%" role="img" '
              f'aria-label="The runs ranked under {escape(a)} (left) and under {escape(b)} (right)" '
-             f'style="max-width:{_WIDTH * 2}px;font:11px sans-serif">',
+             f'style="max-width:480px;font:12px sans-serif">',
              f'<text x="{_LEFT}" y="14" text-anchor="end" font-weight="bold">{_name(a, 22)}</text>',
              f'<text x="{_RIGHT}" y="14" font-weight="bold">{_name(b, 22)}</text>']
     for i, s in enumerate(shown):
