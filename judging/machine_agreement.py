@@ -31,7 +31,8 @@ def _held_out(judge: MachineJudge, human: pd.DataFrame, folds: int, train_topics
     if frame.empty:
         return frame.assign(human=[], predicted=[])
     frame = frame.merge(human.rename(columns={"rel": "human"}), on=["qid", "docno"], how="left")
-    if frame["probability"].notna().all():  # a scoring judge: calibrate on some topics, predict the others
+    if frame["probability"].notna().all() and frame["score"].notna().all():  # a scoring judge: calibrate on some
+        # topics, predict the others (labels imported with a probability but no score keep their grades)
         frame["raw"] = frame["score"].astype(float)
         frame["z"] = topic_z(frame["raw"], frame["qid"])
         out = cross_validate(frame.rename(columns={"grade": "machine_grade", "human": "grade"}),

@@ -2,6 +2,8 @@
 recorded as a machine assessor's judgments with their provenance, on a collection with topics and no text."""
 
 import hashlib
+import json
+from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -127,3 +129,19 @@ def test_the_console_upload_imports_labels_as_the_judge_named(client, organizer,
     client.post("/console/rag/upload/", {"kind": "machine_labels", "machine_labels-files": [bad]})
     job = Job.objects.latest("id")
     assert job.status == Job.Status.FAILED and "bad.csv:2: grade 7 is not one of the collection's grades" in job.error
+
+
+def test_agreement_of_imported_labels_is_that_of_their_own_grades(collection, tmp_path):
+    from sklearn.metrics import cohen_kappa_score
+
+    (tmp_path / "nist").write_text("301 0 a 1\n301 0 b 0\n302 0 c 1\n302 0 d 0\n303 0 e 1\n303 0 f 0\n")
+    (tmp_path / "lara.csv").write_text("topic_id,doc_id,annotation,prob_yes,prob_no\n301,a,1,0.9,0.1\n"
+                                       "301,b,0,0.2,0.8\n302,c,0,0.4,0.6\n302,d,0,0.1,0.9\n303,e,1,0.8,0.2\n"
+                                       "303,f,1,0.6,0.4\n")
+    call_command("import_qrels", "robust", str(tmp_path / "nist"), "--assessor", "nist", stdout=StringIO())
+    _run("robust", str(tmp_path / "lara.csv"), "--judge", "lara")
+    out = StringIO()
+    call_command("machine_agreement", "robust", "--judge", "lara", "--format", "json", stdout=out)
+    figures = json.loads(out.getvalue())
+    assert figures["confusion"] == [[2, 1], [1, 2]]  # the file's annotations, not a calibration refitted on nothing
+    assert figures["kappa_binary"] == pytest.approx(cohen_kappa_score([1, 0, 1, 0, 1, 0], [1, 0, 0, 0, 1, 1]))
