@@ -44,6 +44,8 @@ def side_qrels(collection: Collection, name: str, *, files: bool = False) -> Sid
     """The qrels ``name`` stands for (a policy, an assessor or machine judge, or with ``files`` a qrels file);
     ``EvaluationError`` saying what it may be otherwise."""
     name = (name or "").strip()
+    if any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name) > 1000:
+        raise EvaluationError("a qrels name holds no control character and at most 1000 characters")
     if name in POLICIES.names:
         return Side(name, f"{POLICIES.label(name)} qrels", qrels(collection, policy=name), False)
     assessor = _assessor(collection, name) if name else None

@@ -92,6 +92,7 @@ def test_the_page_draws_both_rankings_and_keeps_one_assessor_to_organizers(clien
     assert client.get("/collections/robust/compare-qrels/?a=human&b=umbrela").status_code == 200
     bad = client.get("/collections/robust/compare-qrels/?a=human&b=machine&measure=nonsense")
     assert bad.status_code == 400 and 'id="compare-error"' in bad.content.decode()
+    assert client.get("/collections/robust/compare-qrels/?a=assessor:x%00y&b=human").status_code == 400
     collection, _ = judged
     collection.researchers_may_download = True
     collection.save(update_fields=["researchers_may_download"])
