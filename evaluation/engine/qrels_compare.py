@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evaluation.engine.corrections import adjust_p_values
+from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import pairwise_tests
 from judging.agreement import cohen_kappa, tau_ap, weighted_kappa
 
@@ -92,8 +94,16 @@ def _tau_ap(means_a: pd.Series, means_b: pd.Series) -> float | None:
 
 
 def _significant(scores: pd.DataFrame, test: str, correction: str, alpha: float) -> dict[tuple[str, str], bool]:
-    return {(r.run_a, r.run_b): bool(r.p_adjusted < alpha)
-            for r in pairwise_tests(scores, test=test, correction=correction)}
+    """Per pair of columns (in column order), whether it differs significantly; the paired t test vectorised
+    (``leaderboard_stats.pairwise_t``, the p-values of ``significance.paired_test``), any other test pair by pair."""
+    names = [str(c) for c in scores.columns]
+    if test != "t":
+        return {(r.run_a, r.run_b): bool(r.p_adjusted < alpha)
+                for r in pairwise_tests(scores, test=test, correction=correction)}
+    found = pairwise_t(scores.to_numpy(dtype=float))
+    adjusted = adjust_p_values(found["p_value"].tolist(), correction)
+    return {(names[i], names[j]): bool(p < alpha)
+            for i, j, p in zip(found["i"].tolist(), found["j"].tolist(), adjusted, strict=True)}
 
 
 def _disagreeing_pairs(a: pd.DataFrame, b: pd.DataFrame, test: str, correction: str, alpha: float) -> list[dict]:

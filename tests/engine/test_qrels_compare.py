@@ -102,3 +102,14 @@ def test_pairs_significant_under_one_qrels_that_swap_or_tie_under_the_other():
     assert pairs[("p", "r")]["other"] == "tied" and pairs[("p", "r")]["significant_under"] == "A"
     same = ranking_agreement(a, a)
     assert same["pairs"] == [] and same["tau"] == pytest.approx(1.0) and same["tau_ap"] == pytest.approx(1.0)
+
+
+def test_the_vectorised_t_tests_decide_as_the_engines_paired_tests(track):
+    from evaluation.engine.qrels_compare import _significant, per_topic_table
+    from evaluation.engine.significance import pairwise_tests
+
+    a, b, runs = track
+    table = per_topic_table(b, runs, "map", relevant_from=1, topics=[str(t) for t in range(1, TOPICS + 1)])
+    expected = {(r.run_a, r.run_b): bool(r.p_adjusted < 0.05) for r in pairwise_tests(table, test="t")}
+    assert _significant(table, "t", "holm", 0.05) == expected
+    assert 0 < sum(expected.values()) < len(expected)
