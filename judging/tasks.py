@@ -212,6 +212,8 @@ def import_dataset(job_id: int) -> None:
 JOB_KINDS = (
     JobKind("qrels import", "Qrels import", import_qrels, params=("directory", "assessor"),
             help="Reads uploaded qrels as one assessor's judgments."),
+    JobKind("machine labels import", "Machine labels import", import_machine_labels, params=("directory", "assessor"),
+            help="Reads a machine judge's labels made elsewhere (qrels or probability CSVs) as its judgments."),
     JobKind("machine judge", "Machine judge", machine_judge, part=machine_judge_part, join=join_machine_judge,
             params=("judge_id", "pool_id"), help="A machine assessor judges a pool; resumable, split by topic."),
     JobKind("dataset import", "Dataset import", import_dataset, params=("location", "split"),
