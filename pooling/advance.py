@@ -151,21 +151,21 @@ class _Plan:
     strategy: tuple | None = None  # (strategy object, judgments it learnt from, status to store)
 
 
-def _learning(pool: Pool, qid: str, known: Mapping[str, bool]) -> tuple[tuple[bool, tuple[int, ...]], ...]:
+def _learning(stored: Sequence[tuple[str, int, bool | None, int]], known: Mapping[str, bool]
+              ) -> tuple[tuple[bool, tuple[int, ...]], ...]:
     """The entries whose kept judgment (``PoolEntry.relevant``) differs from ``known``, by the value to keep."""
-    stored = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid, docno__in=list(known))
-                  .values_list("pk", "docno", "relevant"))
-    return tuple((value, tuple(pk for pk, docno, relevant in stored
-                               if bool(known[docno]) is value and relevant is not value)) for value in (True, False))
+    return tuple((value, tuple(pk for docno, _, relevant, pk in stored
+                               if docno in known and bool(known[docno]) is value and relevant is not value))
+                 for value in (True, False))
 
 
 def _plan(pool: Pool, qid: str, judged: Judged) -> _Plan:
-    offered_orders = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
-                          .values_list("docno", "judging_order"))
-    offered = [docno for docno, _ in offered_orders]
+    stored = list(PoolEntry.objects.filter(pool=pool, topic__qid=qid).order_by("judging_order")
+                  .values_list("docno", "judging_order", "relevant", "pk"))
+    offered = [docno for docno, *_ in stored]
     known = dict(judged(offered))
-    learn = _learning(pool, qid, known)
-    state = (len(offered), max((order for _, order in offered_orders), default=0) or 0)
+    learn = _learning(stored, known)
+    state = (len(offered), max((order for _, order, *_ in stored), default=0) or 0)
     if any(docno not in known for docno in offered):
         return _Plan(state, learn)  # the current document is still waiting for a judgment
     sequence = [(docno, known[docno]) for docno in offered]  # in the order the strategy offered them
