@@ -238,7 +238,7 @@ def test_partly_judged_topics_are_named_on_the_leaderboard_and_in_the_release(cl
         assert response.status_code == 200, (page, response.content.decode()[:300])
         assert "unknown qrels policy" not in response.content.decode(), page
     readme = zipfile.ZipFile(io.BytesIO(release_bundle(pool.collection).data)).read("robust/README.md").decode()
-    assert "topics fully judged (every pooled document): 1" in readme and "301 (1 of 4)" in readme
+    assert "topics fully judged (every document of the main pool): 1" in readme and "301 (1 of 4)" in readme
 
 
 def test_ids_beyond_the_database_are_refused_not_a_crash(client, pool, organizer, assessor):
