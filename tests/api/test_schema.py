@@ -88,3 +88,31 @@ def _answers_by_its_schema(operation, roles: dict, known: dict) -> None:
             case.call_and_validate(headers=headers, checks=CHECKS)
 
     answers_by_its_schema()
+
+
+def test_the_demo_answers_by_its_schema_for_its_organizer_participant_and_researcher(db, settings, client):
+    """The same checks on `make demo`'s collection, with the demo's own organizer, participant and researcher."""
+    from participation.models import Submission
+    from workbench.demo.install import demo_build
+    from workbench.models import Collection
+
+    settings.ALLOWED_HOSTS = ["*"]
+    demo_build()
+    collection = Collection.objects.get(slug="demo")
+    roles = {name: {"Authorization": bearer(User.objects.get(username=name))["HTTP_AUTHORIZATION"]}
+             for name in ("organizer", "participant", "researcher")}
+    built = client.post("/api/v1/collections/demo/pools", {"name": "deeper", "strategy": "depth",
+                        "parameters": {"depth": 12}}, content_type="application/json",
+                        HTTP_AUTHORIZATION=roles["organizer"]["Authorization"])
+    assert built.status_code == 202
+    judge = User.objects.create_user("machine:demo:umbrela", password=None)
+    MachineJudge.objects.create(collection=collection, name="umbrela", kind="openai", user=judge, config={})
+    submission = Submission.objects.filter(team__track__collection=collection).order_by("pk").first()
+    assert submission is not None  # the demo's runs were submitted by their teams
+    known = {"slug": "demo", "name": "umbrela", "submission_id": submission.pk, "job_id": built.json()["job"]}
+    with one_transaction():
+        schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+        operations = [result.ok() for result in schema.get_all_operations()]
+        assert len(operations) >= 15
+        for operation in operations:
+            _answers_by_its_schema(operation, roles, known)
