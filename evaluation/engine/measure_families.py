@@ -9,11 +9,10 @@ and a row of the docs' measures table.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 
 from evaluation.engine.spec import IR_MEASURES, NICKNAMES, ORDER, SPECS, MeasureSpec
+from workbench.formats.declarations import discovered
 
 __all__ = ["KERNELS", "PACKAGE", "autodiscover", "register", "table", "unregister"]
 
@@ -48,14 +47,7 @@ def unregister(name: str) -> None:
 def autodiscover(package: str = PACKAGE) -> list[str]:
     """Import every module of ``package`` and register the ``MEASURE`` each declares; the names registered.
     Calling it again changes nothing."""
-    root = importlib.import_module(package)
-    found = []
-    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
-        declared = getattr(importlib.import_module(f"{package}.{info.name}"), "MEASURE", None)
-        if isinstance(declared, MeasureSpec):
-            register(declared)
-            found.append(declared.name)
-    return found
+    return [register(declared).name for declared in discovered(package, "MEASURE", MeasureSpec)]
 
 
 def table() -> list[dict]:

@@ -12,11 +12,8 @@ Django-free: the judging services give a judge plain data and record what it say
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from judging.machine.declaration import JudgeKind
-from workbench.formats.declarations import Param
+from workbench.formats.declarations import Param, discovered
 from workbench.formats.vocabulary import Vocabulary
 
 __all__ = ["JUDGES", "PACKAGE", "JudgeKind", "autodiscover", "judge_class", "options", "register", "table",
@@ -71,14 +68,7 @@ def unregister(name: str) -> None:
 def autodiscover(package: str = PACKAGE) -> list[str]:
     """Import every module of ``package`` and register the ``JUDGE`` each declares (modules without one are
     shared parts); the names registered, in module order. Calling it again changes nothing."""
-    root = importlib.import_module(package)
-    found = []
-    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
-        declared = getattr(importlib.import_module(f"{package}.{info.name}"), "JUDGE", None)
-        if isinstance(declared, JudgeKind):
-            register(declared)
-            found.append(declared.name)
-    return found
+    return [register(declared).name for declared in discovered(package, "JUDGE", JudgeKind)]
 
 
 def judge_class(kind: str):

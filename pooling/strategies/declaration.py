@@ -4,16 +4,7 @@ Everything else is generated from a declaration: the console's form fields (only
 ``build_pool``'s options, the validation messages, the preview's list of parameters and the docs' table
 of strategies. A parameter is a field of a frozen dataclass with its metadata (:func:`param`: type,
 bounds, default, unit, help); :func:`declared` reads them into :class:`Param` records (both shared with the
-other declarations, in :mod:`workbench.formats.declarations`).
-
->>> from dataclasses import dataclass
->>> @dataclass(frozen=True)
-... class Knobs:
-...     k: int = param(10, min=1, max=50, help="Documents per run")
->>> [(p.name, p.type, p.default, p.min, p.max) for p in declared(Knobs)]
-[('k', 'int', 10, 1, 50)]
->>> declared(Knobs)[0].problem(60, "--k")
-'--k must be at most 50, not 60'
+other declarations, in :mod:`workbench.formats.declarations`, whose doctest shows them).
 """
 
 from __future__ import annotations

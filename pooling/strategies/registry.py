@@ -17,8 +17,7 @@ pooling.strategies.declaration.StrategyRefused: depth pooling needs --depth K
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from workbench.formats.declarations import discovered
 
 from .adaptive import AdaptivePool
 from .declaration import Param, PoolParams, Strategy, StrategyRefused
@@ -59,14 +58,7 @@ def unregister(name: str) -> None:
 def autodiscover(package: str = PACKAGE) -> list[str]:
     """Import every module of ``package`` and register the ``STRATEGY`` each declares (modules without one
     are shared parts); the names registered, in module order. Calling it again changes nothing."""
-    root = importlib.import_module(package)
-    found = []
-    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
-        declared = getattr(importlib.import_module(f"{package}.{info.name}"), "STRATEGY", None)
-        if isinstance(declared, Strategy):
-            register(declared)
-            found.append(declared.name)
-    return found
+    return [register(declared).name for declared in discovered(package, "STRATEGY", Strategy)]
 
 
 def parameters() -> list[tuple[Param, list[str]]]:

@@ -19,11 +19,13 @@ and the value).
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-__all__ = ["Param", "add_param_options", "checked", "declared", "param"]
+__all__ = ["Param", "add_param_options", "checked", "declared", "discovered", "param"]
 
 
 def _number(value: float) -> str:
@@ -209,3 +211,16 @@ def checked(params: Iterable[Param], given: Mapping[str, Any], names: Mapping[st
     if problems:
         raise ValueError("; ".join(problems))
     return values
+
+
+def discovered(package: str, attribute: str, kind: type) -> list:
+    """The declarations of type ``kind`` that the modules of ``package`` hold under ``attribute`` (``STRATEGY``,
+    ``JUDGE``, ``MEASURE``), in module order; modules without one (shared parts) are passed over. What each
+    registry's ``autodiscover()`` registers."""
+    root = importlib.import_module(package)
+    found = []
+    for info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
+        declared = getattr(importlib.import_module(f"{package}.{info.name}"), attribute, None)
+        if isinstance(declared, kind):
+            found.append(declared)
+    return found
