@@ -151,3 +151,41 @@ def test_a_file_over_the_runs_limit_is_refused_with_one_line(tmp_path):
 def test_missing_file_is_one_line():
     with pytest.raises(FormatError, match="nowhere.jsonl: cannot read: no such file"):
         read_answers("nowhere.jsonl")
+
+
+def test_trec_rag_2025_and_2024_shapes_read_like_the_schema_shape(tmp_path):
+    rag25 = {"metadata": {"team_id": "organizer", "run_id": "fs_rank-qwen3-32b", "type": "automatic",
+                          "narrative_id": "2", "narrative": "I'm seeking to understand climate change."},
+             "references": ["msmarco_v2.1_doc_00_1062374885#2_1925315239", "msmarco_v2.1_doc_36_614618375#3_1234312863"],
+             "answer": [{"text": "Human activities drive warming.", "citations": [0, 1]},
+                        {"text": "Governments respond with agreements.", "citations": []}]}
+    rag24 = {"run_id": "ragnarok", "topic_id": "2024-105741", "topic": "is it safe to eat raw flour",
+             "references": ["msmarco_v2.1_doc_10_1#0_1", "msmarco_v2.1_doc_11_2#3_4"], "response_length": 9,
+             "answer": [{"text": "Raw flour can carry E. coli.", "citations": [1]}]}
+    one = read_answers(write(tmp_path, lines(rag25), "rag25.jsonl")).answers[0]
+    assert (one.topic_id, one.run_id, one.team_id, one.metadata["narrative"]) == (
+        "2", "fs_rank-qwen3-32b", "organizer", "I'm seeking to understand climate change.")
+    assert one.sentences[0].citations == tuple(rag25["references"])
+    assert one.sentences[1] == Sentence("Governments respond with agreements.", ())
+    run = read_answers(write(tmp_path, lines(rag24), "rag24.jsonl"))
+    assert (run.run_id, run.team_id) == ("ragnarok", "")
+    two = run.answers[0]
+    assert (two.topic_id, two.metadata["response_length"]) == ("2024-105741", 9)
+    assert two.sentences[0].citations == ("msmarco_v2.1_doc_11_2#3_4",)
+
+
+def test_shape_problems_name_the_missing_field_and_the_checkers_rules(tmp_path):
+    rag25 = answer("1", responses=[])
+    rag25["answer"] = rag25.pop("responses")
+    rag25["metadata"]["type"] = "semi"
+    flat = {"run_id": "ragtest-gpt4o", "topic_id": "3", "answer": []}
+    name = str(tmp_path / "answers.jsonl")
+    text = lines({}, rag25, flat, answer("4", responses=[{"text": "a", "citations": ["unlisted-seg"]}]),
+                 {"run_id": "ragtest-gpt4o", "responses": []})
+    assert problems_of(tmp_path, text) == [
+        f"{name}:1: missing fields 'metadata', 'responses', 'references'",
+        f"{name}:2: metadata.type must be 'automatic' or 'manual', not 'semi'",
+        f"{name}:3: missing field 'references'",
+        f"{name}:4: responses[0]: citation 'unlisted-seg' is not one of the answer's references",
+        f"{name}:5: missing fields 'topic_id', 'references', 'answer'",
+    ]

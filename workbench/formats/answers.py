@@ -1,23 +1,30 @@
 """Answer runs in JSON lines: one generated answer per line, its sentences citing corpus segments.
 
-The format followed is the one the TREC 2025 RAG-family tracks (RAG, RAGTIME, the AutoJudge spot check)
-publish as a JSON schema: each line an object with the required fields ``metadata`` (an object with the
-required ``team_id``, ``run_id`` and ``topic_id``, any other fields allowed, e.g. ``type``,
-``narrative_id``), ``responses`` (a list of ``{"text", "citations"}``) and ``references`` (a list of
-segment ids). Source: the track submission schema found by the code search (``"required": ["metadata",
-"responses", "references"]``, metadata ``"required": ["team_id", "run_id", "topic_id"]``,
-``"additionalProperties": true``). A citation is an index into ``references`` (TREC RAG) or a segment id
-itself (RAGTIME); both are read and every citation is resolved to a segment id. A line whose metadata has
-no ``topic_id`` but a ``narrative_id`` is read with that as its topic (TREC RAG 2025 names the topic so;
-taken from the track guidelines as remembered, not from a schema). Extra metadata (``type``,
-``response_length``, ...) is kept as is.
+Three shapes are read, one answer per line, each an object:
 
-Problems (all reported, up to ``max_problems``, each ``path:LINE: message``, nothing returned if any): a
-line that is not JSON or not an object, a missing or wrongly typed field, a bad identifier, a citation that
-is neither an index nor a segment id or an index out of range, a topic answered twice, a run id differing
-from the first line's (a file holds one run), a topic not in ``known_qids``, a line longer than the
-document limit (counted in decoded characters, so at most 4 times as many bytes), a file over the size
-limit of runs (:mod:`workbench.formats.limits`), no answer at all.
+- **AutoJudge / RAGTIME** (the track submission JSON schema, found with the code search):
+  ``{"metadata": {"team_id", "run_id", "topic_id", ...}, "responses": [{"text", "citations"}], "references"}``,
+  metadata ``"additionalProperties": true``.
+- **TREC RAG 2025** (castorini/ragnarok ``src/ragnarok/scripts/rag25_validation.py``, the track's checker,
+  and ``docs/rag25.md``): ``{"metadata": {"team_id", "run_id", "narrative_id", "type", "narrative", ...},
+  "references", "answer": [{"text", "citations"}]}``; ``type`` is ``automatic`` or ``manual`` when given.
+- **TREC RAG 2024** (ragnarok ``src/ragnarok/scripts/rag24_validation.py``): flat
+  ``{"run_id", "topic_id", "topic", "references", "response_length", "answer": [...]}``, no team
+  (``team_id`` is then ``""``); ``topic`` and ``response_length`` are kept, not required.
+
+The topic is ``topic_id``, else ``narrative_id``. A citation is an index into ``references`` (the checkers'
+format 1) or a segment id that must be one of ``references`` (format 2); both are read, also mixed, and every
+citation is resolved to a segment id. The metadata (for the flat shape: every field but ``answer`` and
+``references``) is kept as given. Not checked here, as they are track rules rather than format: the
+400-word limit, the number of references, the MS MARCO segment-id pattern.
+
+Problems (all reported, up to ``max_problems``, each ``path:LINE: message``, nothing returned if any): a line
+that is not JSON or not an object, a missing or wrongly typed field, a bad identifier, a citation that is
+neither an index nor a segment id, an index out of range or a segment id not among the references, a ``type``
+other than automatic or manual, a topic answered twice, a run id differing from the first line's (a file holds
+one run), a topic not in ``known_qids``, a line longer than the document limit (counted in decoded characters,
+so at most 4 times as many bytes), a file over the size limit of runs (:mod:`workbench.formats.limits`), no
+answer at all.
 """
 
 from __future__ import annotations
@@ -90,17 +97,17 @@ class _Line:
         self.problems.add(self.number, message)
 
 
-def _identifier(meta: dict, key: str, kind: str, line: _Line) -> str | None:
+def _identifier(meta: dict, key: str, kind: str, line: _Line, prefix: str) -> str | None:
     value = meta.get(key)
-    if isinstance(value, int) and not isinstance(value, bool) and key == "topic_id":
+    if isinstance(value, int) and not isinstance(value, bool) and kind == "qid":
         value = str(value)
     if not isinstance(value, str):
-        line.add(f"metadata.{key} must be a string, not {_type(value)}" if key in meta
+        line.add(f"{prefix}{key} must be a string, not {_type(value)}" if key in meta
                  else f"metadata has no {key!r}")
         return None
     problem = identifier_problem(kind, value)
     if problem:
-        line.add(f"metadata.{key}: {problem}")
+        line.add(f"{prefix}{key}: {problem}")
         return None
     return value
 
@@ -124,17 +131,15 @@ def _citation(cite: object, where: str, references: tuple[str, ...], line: _Line
         line.add(f"{where}: citation {cite} is out of range: the answer has {len(references)} references")
         return None
     if isinstance(cite, str):
-        problem = identifier_problem("docno", cite)
-        if problem:
-            line.add(f"{where}: citation {problem}")
-            return None
-        return cite
+        if cite in references:
+            return cite
+        line.add(f"{where}: citation {cite[:200]!r} is not one of the answer's references")
+        return None
     line.add(f"{where}: a citation is an index into references or a segment id, not {_type(cite)}")
     return None
 
 
-def _sentence(k: int, value: object, references: tuple[str, ...], line: _Line) -> Sentence | None:
-    where = f"responses[{k}]"
+def _sentence(where: str, value: object, references: tuple[str, ...], line: _Line) -> Sentence | None:
     if not isinstance(value, dict):
         line.add(f"{where} must be an object with text and citations, not {_type(value)}")
         return None
@@ -152,33 +157,48 @@ def _sentence(k: int, value: object, references: tuple[str, ...], line: _Line) -
     return Sentence(text, tuple(seg for seg in resolved if seg is not None))
 
 
+def _fields(record: dict, line: _Line) -> tuple[dict, str, str] | None:
+    """The metadata, the key of the sentences and the message's prefix for metadata fields, by shape: nested
+    (``metadata`` with ``responses`` or ``answer``) or flat (TREC RAG 2024); None if fields are missing."""
+    nested = "metadata" in record or not ("run_id" in record or "topic_id" in record)
+    key = "answer" if "answer" in record and "responses" not in record else "responses"
+    required = ("metadata", key, "references") if nested else ("run_id", "topic_id", "references", "answer")
+    missing = [name for name in required if name not in record]
+    if missing:
+        line.add("missing field" + ("s " if len(missing) > 1 else " ") + ", ".join(map(repr, missing)))
+        return None
+    if not nested:
+        return {k: v for k, v in record.items() if k not in ("answer", "references")}, key, ""
+    if not isinstance(record["metadata"], dict):
+        line.add(f"metadata must be an object, not {_type(record['metadata'])}")
+        return None
+    return record["metadata"], key, "metadata."
+
+
 def _answer(record: object, line: _Line) -> Answer | None:
     """The answer of one parsed line, or None (its problems added)."""
     if not isinstance(record, dict):
         line.add(f"an answer is a JSON object, not {_type(record)}")
         return None
-    missing = [key for key in ("metadata", "responses", "references") if key not in record]
-    if missing:
-        line.add("missing field" + ("s " if len(missing) > 1 else " ") + ", ".join(map(repr, missing)))
+    fields = _fields(record, line)
+    if fields is None:
         return None
-    meta, responses = record["metadata"], record["responses"]
-    if not isinstance(meta, dict):
-        line.add(f"metadata must be an object, not {_type(meta)}")
-        return None
-    if "topic_id" not in meta and "narrative_id" in meta:
-        meta = {**meta, "topic_id": meta["narrative_id"]}
-    topic = _identifier(meta, "topic_id", "qid", line)
-    run = _identifier(meta, "run_id", "tag", line)
-    team = _identifier(meta, "team_id", "tag", line)
+    meta, key, prefix = fields
+    topic_key = "narrative_id" if "topic_id" not in meta and "narrative_id" in meta else "topic_id"
+    topic = _identifier(meta, topic_key, "qid", line, prefix)
+    run = _identifier(meta, "run_id", "tag", line, prefix)
+    team = _identifier(meta, "team_id", "tag", line, prefix) if prefix else ""
+    if meta.get("type", "automatic") not in ("automatic", "manual"):
+        line.add(f"{prefix}type must be 'automatic' or 'manual', not {meta['type']!r}")
     references = _references(record["references"], line)
-    if not isinstance(responses, list):
-        line.add(f"responses must be a list of sentences, not {_type(responses)}")
+    if not isinstance(record[key], list):
+        line.add(f"{key} must be a list of sentences, not {_type(record[key])}")
         return None
-    sentences = [_sentence(k, value, references, line) for k, value in enumerate(responses)]
+    sentences = [_sentence(f"{key}[{k}]", value, references, line) for k, value in enumerate(record[key])]
     if line.bad:
         return None
     return Answer(topic, run, team, tuple(sentences), references, line.number,  # type: ignore[arg-type]
-                  MappingProxyType(dict(record["metadata"])))
+                  MappingProxyType(dict(meta)))
 
 
 def _parse(text: str, line: _Line) -> Answer | None:
@@ -213,10 +233,10 @@ def read_answers(source: Source, *, name: str | None = None, known_qids: set[str
 
     >>> import io
     >>> line = ('{"metadata": {"team_id": "t", "run_id": "r", "topic_id": "7"}, '
-    ...         '"responses": [{"text": "Yes.", "citations": [1, "s9"]}], "references": ["s1", "s2"]}')
+    ...         '"responses": [{"text": "Yes.", "citations": [1, "s1"]}], "references": ["s1", "s2"]}')
     >>> run = read_answers(io.StringIO(line + "\\n"))
     >>> run.run_id, run.answers[0].sentences[0].citations
-    ('r', ('s2', 's9'))
+    ('r', ('s2', 's1'))
     """
     name = display_name(source, name)
     problems = Problems(name, max_problems)
