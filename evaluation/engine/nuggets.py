@@ -24,6 +24,9 @@ support (0.5) or no support (0). Per answer::
     support_recall    = sum over its sentences of the best weight among the sentence's citations
                         / number of its sentences            (a sentence citing nothing counts 0)
 
+The paper defines precision as the share of citations that support their sentence and recall as the share
+of sentences supported by their citations, both weighted by support level (arXiv 2504.15205); a sentence with
+several citations counting its best one is our reading of "supported by its citations".
 Example: sentence 1 cites A (full) and B (none), sentence 2 cites nothing: precision (1+0)/2 = 0.5,
 recall (1+0)/2 = 0.5. An answer with no citation has precision 0.0; with no sentence, recall 0.0.
 """
