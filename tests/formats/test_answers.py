@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import pickle
 
 import pytest
 
@@ -55,6 +56,10 @@ def test_index_and_segment_id_citations_resolve_to_segment_ids(tmp_path):
     assert second.sentences[0].citations == ("doc-7", "doc-9")
     with pytest.raises(AttributeError):
         first.topic_id = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        second.metadata["narrative"] = "changed"  # type: ignore[index]
+    copy = pickle.loads(pickle.dumps(run))  # answers go to background tasks
+    assert copy == run and copy.answers[1].metadata["narrative"] == "A narrative"
     assert isinstance(first, Answer)
 
 

@@ -63,6 +63,14 @@ class Answer:
     #: the metadata object as given (read-only), ``type``, ``narrative``, ``response_length``, ...
     metadata: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, hash=False)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.metadata, MappingProxyType):
+            object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    def __reduce__(self):  # a mapping proxy does not pickle: pickle its dict
+        return (Answer, (self.topic_id, self.run_id, self.team_id, self.sentences, self.references, self.line,
+                         dict(self.metadata)))
+
     @property
     def cited(self) -> tuple[str, ...]:
         """Every segment the answer cites, each once, in order of first citation."""
@@ -197,8 +205,7 @@ def _answer(record: object, line: _Line) -> Answer | None:
     sentences = [_sentence(f"{key}[{k}]", value, references, line) for k, value in enumerate(record[key])]
     if line.bad:
         return None
-    return Answer(topic, run, team, tuple(sentences), references, line.number,  # type: ignore[arg-type]
-                  MappingProxyType(dict(meta)))
+    return Answer(topic, run, team, tuple(sentences), references, line.number, meta)  # type: ignore[arg-type]
 
 
 def _parse(text: str, line: _Line) -> Answer | None:
