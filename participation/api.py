@@ -19,7 +19,7 @@ from participation.forms import SubmissionForm
 from participation.models import Submission, Team, Track
 from participation.services import SubmissionRefused
 from participation.tasks import check_submission
-from workbench.api import ApiRefused, ObjectId, register, replies
+from workbench.api import ApiRefused, ObjectId, organized_collection, register, replies
 
 router = Router()
 
@@ -217,6 +217,29 @@ def results(request, slug: str, measure: str = "map"):
             for tag, report in found["reports"].items()]
     return {"track": slug, "measure": measure, "released": True, "runs": runs,
             "leave_one_out": _plain(found["leave_one_out"])}
+
+
+class ReleaseIn(Schema):
+    released: bool
+
+
+class ReleasedOut(Schema):
+    track: str
+    released: bool
+    released_at: datetime | None
+
+
+@router.put("/tracks/{slug}/release", response=replies(200, ReleasedOut), tags=["organizers"],
+            summary="Release the track's results to its teams, or withdraw them (organizers)")
+def release(request, slug: str, body: ReleaseIn):
+    """As the track's page: ``{"released": true}`` shows each team its own results, ``false`` takes them back;
+    either goes to the collection's audit log."""
+    collection = organized_collection(request.auth, slug)
+    track = Track.objects.filter(collection=collection).first()
+    if track is None:
+        raise Http404(f"collection {slug!r} has no track")
+    services.results_release(track=track, released=body.released, actor=request.auth)
+    return {"track": slug, "released": track.results_released, "released_at": track.released_at}
 
 
 register("", router, tags=["participants"])

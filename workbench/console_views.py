@@ -19,7 +19,7 @@ from workbench.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadFo
 from workbench.models import Collection, Job
 from workbench.tables import JobTable, RunSelectTable, RunTable
 
-_DEFAULT_SCALE = [{"grade": 0, "label": "Not relevant", "description": ""},
+DEFAULT_SCALE = [{"grade": 0, "label": "Not relevant", "description": ""},
                   {"grade": 1, "label": "Relevant", "description": ""}]
 
 
@@ -27,12 +27,12 @@ def _collection_forms(request: HttpRequest, collection: Collection | None):
     data = request.POST if request.method == "POST" else None
     form = CollectionForm(data, instance=collection, initial=None if collection else {"relevant_from": 1})
     # posted rows are compared with nothing: an emptied row is skipped, not "changed from its initial value"
-    initial = None if data is not None else (collection.scale if collection else _DEFAULT_SCALE)
+    initial = None if data is not None else (collection.scale if collection else DEFAULT_SCALE)
     grades = GradeFormSet(data, prefix="grade", initial=initial)
     return form, grades
 
 
-def _save_collection(form: CollectionForm, grades, user) -> Collection | None:
+def save_collection(form: CollectionForm, grades, user) -> Collection | None:
     """Both forms valid: the collection saved with its scale (``relevant_from`` checked against it); a new
     one gets ``user`` as its organizer; the change goes to its audit log."""
     if not grades.is_valid():
@@ -59,7 +59,7 @@ def _save_collection(form: CollectionForm, grades, user) -> Collection | None:
 def _collection_page(request: HttpRequest, collection: Collection | None) -> HttpResponse:
     form, grades = _collection_forms(request, collection)
     if request.method == "POST":
-        saved = _save_collection(form, grades, request.user)
+        saved = save_collection(form, grades, request.user)
         if saved is not None:
             messages.success(request, f"Collection {saved.slug!r} saved.")
             return redirect("workbench:console", slug=saved.slug)
@@ -132,14 +132,19 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     if not form.is_valid():
         return render(request, "workbench/console/upload.html",
                       {"collection": collection, "uploads": _upload_forms((kind.name, form)), **limits}, status=400)
-    manifest = form.cleaned_data.get("manifest") if "manifest" in kind.options else None
-    directory = uploads.stage(form.cleaned_data["files"], manifest=manifest)
-    shown = uploads.shown_names([f.name for f in form.cleaned_data["files"]])
-    job = jobs.job_start(kind.task, kind=f"{kind.label.split(' (')[0].lower()} import", user=request.user,
-                         collection=collection, params={"directory": str(directory), "files": shown,
-                                                        **({"manifest": manifest.name} if manifest else {}),
-                                                        **_upload_params(kind, form.cleaned_data)})
+    job = upload_start(kind, form.cleaned_data, user=request.user, collection=collection)
     return redirect("job", job_id=job.pk)
+
+
+def upload_start(kind: uploads.UploadKind, data: dict, *, user, collection: Collection) -> Job:
+    """A valid upload form's files staged and the job that imports them started (the console and the API)."""
+    manifest = data.get("manifest") if "manifest" in kind.options else None
+    directory = uploads.stage(data["files"], manifest=manifest)
+    shown = uploads.shown_names([f.name for f in data["files"]])
+    return jobs.job_start(kind.task, kind=f"{kind.label.split(' (')[0].lower()} import", user=user,
+                          collection=collection, params={"directory": str(directory), "files": shown,
+                                                         **({"manifest": manifest.name} if manifest else {}),
+                                                         **_upload_params(kind, data)})
 
 
 @organizer_required

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError, TooManyFilesSent
 from django.shortcuts import render
 
@@ -295,6 +295,9 @@ class UploadLimitsMiddleware:
             try:
                 request.POST  # noqa: B018 - parses the form (files to disk) here, where a refusal is caught
             except (TooManyFilesSent, TooManyFieldsSent, RequestDataTooBig, MultiPartParserError) as exc:
+                if request.path.startswith("/api/"):  # the API answers JSON: too much is 413
+                    status = 413 if isinstance(exc, TooManyFilesSent | RequestDataTooBig) else 400
+                    return JsonResponse({"detail": _limits_refusal(exc), "problems": []}, status=status)
                 return render(request, "workbench/upload_refused.html",
                               {"reason": _limits_refusal(exc), "back": request.path}, status=400)
         return self.get_response(request)
