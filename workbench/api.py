@@ -321,5 +321,3 @@ def job(request, job_id: ObjectId):
 
 
 register("", router, tags=["collections and jobs"])
-
-from workbench import api_console  # noqa: E402, F401  (the organizers' endpoints, which import this module)

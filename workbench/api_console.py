@@ -1,6 +1,6 @@
 """Organizers' console endpoints: create a collection (the console's form; its creator becomes its organizer)
 and upload its files (the console's upload form and the same import job, one endpoint over every kind of
-``workbench.uploads``). Added to the API by ``workbench.api``."""
+``workbench.uploads``), on ``workbench.api``'s router; imported by ``WorkbenchConfig.ready()``."""
 
 from __future__ import annotations
 

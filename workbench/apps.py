@@ -14,9 +14,10 @@ class WorkbenchConfig(AppConfig):
 
         # a reference deleted with its collection (or in the admin) leaves no index file behind
         post_delete.connect(index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")
+        # every app's api.py adds its endpoints to the one API (workbench.api); api_console adds the organizers'
+        # console endpoints to workbench.api's router
+        from workbench import api_console, job_kinds  # noqa: F401
         from workbench.api import autodiscover
 
-        autodiscover()  # every app's api.py adds its endpoints to the one API (workbench.api)
-        from workbench import job_kinds
-
+        autodiscover()
         job_kinds.autodiscover()  # every app's tasks.py declares its job kinds (JOB_KINDS): registered once, here
