@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.browser.stack import running_stack
+from tests.workbench.test_locked_database import HOLD  # a process holding SQLite's write lock
 from workbench.worker.loop import MAX_WAIT, next_wait
 
 pytestmark = [pytest.mark.slow,
@@ -39,15 +40,6 @@ print(json.dumps({{"status": job.status, "done": job.done, "error": job.error,
                   "documents": Collection.objects.get(slug="big").documents.count()}}))
 """
 
-HOLD = """
-import sqlite3, sys, time
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-db.execute("CREATE TABLE lock_holder (x)")
-print("locked", flush=True)
-time.sleep(float(sys.argv[2]))
-db.execute("ROLLBACK")
-"""
 
 
 def _documents(folder, count: int) -> None:
