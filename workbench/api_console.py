@@ -126,13 +126,16 @@ def _form_data(kind: uploads.UploadKind, options: dict) -> QueryDict:
 
 @router.post("/collections/{slug}/uploads", response=replies(202, UploadStartedOut),
              summary="Upload topics, documents, runs or qrels (multipart): a job imports them", description=_upload_help())
-def upload(request, slug: str, kind: Form[str], files: File[list[UploadedFile]], manifest: File[UploadedFile] = None,
-           replace: Form[bool] = False, contributes: Form[bool] = True, team: Form[str] = "",
-           pool_priority: Form[int] = 1, description: Form[str] = "", assessor: Form[str] = ""):
+def upload(request, slug: str, kind: Form[str] = "", files: File[list[UploadedFile]] = None,
+           manifest: File[UploadedFile] = None, replace: Form[bool] = False, contributes: Form[bool] = True,
+           team: Form[str] = "", pool_priority: Form[int] = 1, description: Form[str] = "", assessor: Form[str] = ""):
+    # kind and files are checked here, after the access check: a stranger learns nothing of the collection from
+    # which fields it would have wanted (the form's own check names a missing file)
     collection = organized_collection(request.auth, slug)
     chosen = uploads.KINDS.get(kind)
     if chosen is None:
-        raise ApiRefused(400, f"kind {kind!r} is not one of {', '.join(uploads.KINDS)}")
+        raise ApiRefused(400, f"kind {kind!r} is not one of {', '.join(uploads.KINDS)}" if kind
+                         else f"kind is needed: one of {', '.join(uploads.KINDS)}")
     options = {"replace": replace, "contributes": contributes, "team": team, "pool_priority": pool_priority,
                "description": description, "assessor": assessor}
     form = UploadForm(_form_data(chosen, options), request.FILES)

@@ -96,7 +96,9 @@ def two_collections(db):
 
 
 #: what the API's POSTs send: a valid pool build (the one POST of an organizer's API), so that only access refuses it
-BUILD = '{"name": "walked", "strategy": "depth", "parameters": {"depth_value": 2}}'
+#: a body every organizer's POST endpoint takes as well formed (a pool build's, and an assignment's assessors), so
+#: that only access decides its answer
+BUILD = '{"name": "walked", "strategy": "depth", "parameters": {"depth_value": 2}, "assessors": ["nobody"]}'
 
 
 def _routes(resolver=None, prefix: str = ""):
@@ -121,7 +123,7 @@ def _collection_routes() -> list[str]:
 
 def test_every_url_pattern_refuses_the_other_collections_organizer(client, two_tracks):
     """GET and POST on every pattern filled with the other collection's objects: 403, 404 or 405, never 200
-    or 500 (the API's with a token and a pool build's body); with their own collection's slug and the other's
+    or 500 (the API's with a token and a well-formed body); with their own collection's slug and the other's
     ids, still never 200."""
     (amy, mine), (bob, theirs) = two_tracks.items()
     before = {c.slug: c.audit_entries.count() for c in Collection.objects.all()}
