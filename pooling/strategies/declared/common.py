@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..adaptive import AdaptivePool
-from ..declaration import PoolParams, param
+from ..declaration import PoolParams, StrategyRefused, param
+from ..fusion import fusion_pool
 from ..ranking import Runs
+from ..result import PoolResult
 from ..sampling import Stratum
 
 
@@ -61,5 +63,17 @@ def adaptive_build(cls: type[AdaptivePool]) -> Callable[[Runs, PoolParams], Adap
     def build(runs: Runs, p: PoolParams) -> AdaptivePool:
         return cls(runs, p.budget, depth=p.depth or 100, total_budget=p.total_budget, seed=p.seed,
                    shared=p.shared, **p.selection())
+
+    return build
+
+
+def fused(method: str) -> Callable[[Runs, PoolParams], PoolResult]:
+    """The build of a fusion strategy (``rrf``, ``borda``): the runs' candidates fused by ``method``, the best up
+    to the budget (per topic or in all), which it cannot do without."""
+    def build(runs: Runs, p: PoolParams) -> PoolResult:
+        if p.budget is None and p.total_budget is None:
+            raise StrategyRefused(f"{method} pooling needs a budget (--budget N per topic or --total-budget N)")
+        return fusion_pool(runs, p.budget, method=method, depth=p.depth or 100, total_budget=p.total_budget,
+                           **p.selection())
 
     return build
