@@ -19,7 +19,7 @@ DJANGO_FREE = [
     "workbench.formats", "workbench.cache", "pooling.strategies", "evaluation.engine", "judging.agreement",
     "judging.allocation", "judging.policies", "judging.machine",
 ]
-LAYERS = ["workbench", "pooling", "judging", "evaluation", "participation"]
+LAYERS = ["workbench", "pooling", "judging", "evaluation", "answers", "participation"]
 #: the one module that may install data through every app (`make demo`)
 MAY_USE_EVERY_APP = {"workbench/demo/install.py"}
 MAX_LINES = 400

@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ["workbench", "pooling", "judging", "evaluation", "participation"]
+PACKAGES = ["workbench", "pooling", "judging", "evaluation", "answers", "participation"]
 #: circles still being broken, by name; the test fails if a new one appears or a listed one changes
 #: (when one shrinks or falls, shrink or remove its entry here)
 ALLOWED: dict[str, frozenset[str]] = {}

@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "pooling",
     "judging",
     "evaluation",
+    "answers",
     "participation",
 ]
 

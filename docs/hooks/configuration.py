@@ -14,7 +14,7 @@ import logging
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ["workbench", "pooling", "judging", "evaluation", "participation", "manage.py"]
+SOURCES = ["workbench", "pooling", "judging", "evaluation", "answers", "participation", "manage.py"]
 PLACEHOLDER = "<!-- configuration-table -->"
 _ENV_HELPERS = {"env_str": "text", "env_int": "integer", "env_bool": "0 or 1", "env_list": "comma-separated"}
 #: read by the code but not a setting of the deployment

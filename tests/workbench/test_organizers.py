@@ -36,7 +36,7 @@ def _organizer(name: str) -> User:
     # as a deployment may grant: every admin permission of the project's models, so that only the
     # collection filter stands between an organizer and another track's rows
     user.user_permissions.add(*Permission.objects.filter(
-        content_type__app_label__in=["workbench", "pooling", "judging", "participation"]))
+        content_type__app_label__in=["workbench", "pooling", "judging", "answers", "participation"]))
     user = User.objects.get(pk=user.pk)
     user.api_token = token_create(user=user, name="walk")[1]  # the HTTP API takes a token, not the session
     return user
