@@ -17,7 +17,7 @@ from radon.complexity import cc_visit
 ROOT = Path(__file__).resolve().parent.parent
 DJANGO_FREE = [
     "workbench.formats", "workbench.cache", "pooling.strategies", "evaluation.engine", "judging.agreement",
-    "judging.allocation", "judging.policies", "judging.machine",
+    "judging.allocation", "judging.policies", "judging.machine", "answers.machine",
 ]
 LAYERS = ["workbench", "pooling", "judging", "evaluation", "answers", "participation"]
 #: the one module that may install data through every app (`make demo`)

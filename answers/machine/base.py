@@ -1,0 +1,90 @@
+"""What the answers' machines share: the texts they are given and what they return. Django-free: a machine sees
+plain data, never a model or the database; the answers app records what it says.
+
+A *drafter* reads a topic's query and its judged relevant segments and proposes nuggets (atomic facts, each
+``vital`` or ``okay``); an *assigner* reads an answer and a bank's nuggets and labels each nugget ``support``,
+``partial_support`` or ``not_support`` (the labels of ``evaluation.engine.nuggets``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaluation.engine.nuggets import ASSIGNMENTS, IMPORTANCES
+
+__all__ = ["IMPORTANCES", "LABELS", "AnswerNuggets", "Draft", "DraftedNugget", "MachineError", "NuggetVerdict",
+           "Segment", "TopicSegments"]
+
+#: an assigner's labels, the strongest first
+LABELS = tuple(ASSIGNMENTS)
+
+
+class MachineError(ValueError):
+    """A machine that cannot start (a bad option, no endpoint, a model that will not load): one line."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One judged relevant segment of a topic, as the drafter reads it."""
+
+    docno: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TopicSegments:
+    """What a drafter reads for one topic: its query (title, and description when there is one) and segments."""
+
+    qid: str
+    query: str
+    segments: tuple[Segment, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class DraftedNugget:
+    text: str
+    importance: str
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A drafter's answer for one topic: nuggets (``ok``) or a failure saying why in one line (``error``).
+    Never a guessed bank: a reply that cannot be read is a failure, and nothing of it is kept but ``raw_reply``."""
+
+    qid: str
+    ok: bool
+    nuggets: tuple[DraftedNugget, ...] = ()
+    error: str = ""
+    raw_reply: str = ""
+    latency_ms: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_hash: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerNuggets:
+    """One answer against a bank: the answer's id and text, the topic's query and the nuggets as (id, text)."""
+
+    answer_id: str
+    qid: str
+    query: str
+    text: str
+    nuggets: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class NuggetVerdict:
+    """An assigner's label of one nugget for one answer, or a failure saying why (``ok`` False, ``error``)."""
+
+    answer_id: str
+    nugget_id: str
+    ok: bool
+    label: str = ""
+    score: float | None = None
+    error: str = ""
+    raw_reply: str = ""
+    latency_ms: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_hash: str = ""
