@@ -27,6 +27,7 @@ class PushOut(Schema):
     lines: int
     recorded: int
     already: int
+    flagged: int
 
 
 class PairOut(Schema):
@@ -46,7 +47,9 @@ class PendingOut(Schema):
     pairs: list[PairOut]
 
 
-def _judge(user, slug: str, name: str) -> MachineJudge:
+def _judge(user, slug: str, name: str, *, create: bool = False) -> tuple[Collection, MachineJudge | None]:
+    """The collection and its machine judge ``name`` if ``user`` may act for it (the collection's organizers, the
+    judge's own account); with ``create``, None for a name the collection has not (an organizer's push makes it)."""
     collection = Collection.objects.filter(slug=slug).first()
     if collection is None:
         raise Http404(f"no collection {slug!r}")
@@ -54,10 +57,13 @@ def _judge(user, slug: str, name: str) -> MachineJudge:
     if judge is None:
         if not may_organize(user, collection):
             raise PermissionDenied(f"you are not an organizer of collection {slug!r}")
-        raise Http404(f"collection {slug!r} has no machine judge {name!r} (add one on its machine judges page)")
+        if create:
+            return collection, None
+        raise Http404(f"collection {slug!r} has no machine judge {name!r} (push its labels to make one, or run "
+                      "one on its machine judges page)")
     if not (may_organize(user, collection) or judge.user_id == user.pk):
         raise PermissionDenied(f"only the organizers of collection {slug!r} and the machine judge itself may do this")
-    return judge
+    return collection, judge
 
 
 _LABELS_BODY = {"requestBody": {"required": True, "description": f"JSON lines, at most {MAX_LINES:,}",
@@ -72,14 +78,17 @@ def labels(request, slug: str, name: str):
     (0 to 1; at least 0.5 gives the first relevant grade), optional ``score``, and ``provenance``: ``model``
     (required), ``model_version``, ``endpoint_host``, ``prompt_hash`` (sha256 hex of the prompt). Every line is
     checked first: one bad line refuses the push (400, each bad line as ``labels:LINE: why``). A pair the judge
-    judged before keeps its first label (``already``)."""
-    judge = _judge(request.auth, slug, name)
+    judged before keeps its first label (``already``). A document whose text reads as instructions to a judge
+    gets no judgment (``flagged``: left to the humans, as the workbench's own judges' are). An organizer's push
+    to a name the collection has no judge of creates it (an ``imported`` machine assessor; its configuration
+    records who pushed, when and the model)."""
+    collection, judge = _judge(request.auth, slug, name, create=True)
     try:
         text = request.body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiRefused(400, "the labels are not UTF-8 text") from None
     try:
-        summary = labels_push(judge=judge, text=text)
+        summary = labels_push(collection=collection, judge=judge, name=name, text=text, pushed_by=request.auth)
     except LabelsRefused as exc:
         raise ApiRefused(400, str(exc), exc.problems) from None
     return summary.__dict__
@@ -88,7 +97,7 @@ def labels(request, slug: str, name: str):
 @router.get("/collections/{slug}/machine-judges/{name}/pending", response=replies(200, PendingOut),
             summary="The pairs of a pool the machine judge has still to judge, with their texts")
 def pending(request, slug: str, name: str, pool: str = "main", limit: int = 100):
-    judge = _judge(request.auth, slug, name)
+    _, judge = _judge(request.auth, slug, name)
     if not 1 <= limit <= 1000:
         raise ApiRefused(400, f"limit must be between 1 and 1000, not {limit}")
     found = pool_named(judge.collection, pool)

@@ -26,7 +26,7 @@ from workbench.models import Collection
 from workbench.services import ImportRefused
 from workbench.signals import collection_changed
 
-__all__ = ["IMPORTED", "MachineImportSummary", "machine_labels_import"]
+__all__ = ["IMPORTED", "MachineImportSummary", "imported_judge", "machine_labels_import"]
 
 #: the kind of a machine judge whose labels were made elsewhere
 IMPORTED = "imported"
@@ -45,14 +45,17 @@ class MachineImportSummary:
     sha256: str
 
 
-def _judge(collection: Collection, name: str) -> MachineJudge:
+def imported_judge(collection: Collection, name: str, *, created: dict | None = None) -> MachineJudge:
+    """The collection's machine judge ``name``, created the first time as an ``imported`` machine assessor (with
+    ``created``, where it came from, kept in its configuration); :class:`ImportRefused` for a name that is none."""
+    name = _check_name(name)
     judge = MachineJudge.objects.filter(collection=collection, name=name).first()
     if judge is not None:
         return judge
     username = f"machine:{collection.slug}:{name}"[:150]
     user = get_user_model().objects.create_user(username=username, password=None)
     return MachineJudge.objects.create(collection=collection, name=name, kind=IMPORTED, user=user,
-                                       config={"imports": []})
+                                       config={"imports": [], **({"created": created} if created else {})})
 
 
 def _check_name(name: str) -> str:
@@ -83,7 +86,7 @@ def machine_labels_import(*, collection: Collection, source: Source, judge: str,
     model = (model or judge_name).strip()[:200]
     now = timezone.now()
     with transaction.atomic():
-        row = _judge(collection, judge_name)
+        row = imported_judge(collection, judge_name)
         done = set(MachineVerdict.objects.filter(judge=row, ok=True).values_list("topic_id", "docno"))
         fresh = [i for i in range(len(labels)) if (topics[labels.qid[i]], labels.docno[i]) not in done]
         judgments = Judgment.objects.bulk_create([

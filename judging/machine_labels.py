@@ -5,7 +5,11 @@ recorded as that machine assessor's judgments, with their provenance, exactly as
 A line: ``{"qid": "301", "docno": "d1", "grade": 2, "provenance": {"model": "...", "model_version": "...",
 "prompt_hash": "<sha256 hex>"}}``; ``probability`` (0 to 1) may stand for the grade (at least 0.5: the
 collection's first relevant grade, else its lowest) or come with it; ``score`` is kept as the raw score.
-Every line is checked before anything is recorded; a pair the judge has judged already keeps its first label."""
+Every line is checked before anything is recorded; a pair the judge has judged already keeps its first label.
+A document whose text reads as instructions to a judge (``judging.machine.injection``) gets no judgment from a
+pushed label, as from the workbench's own judges: its verdict is flagged and the pair left to the humans (first
+in their queues once routed). An organizer's push to a judge name the collection does not have creates it, as a
+file import of labels does (an ``imported`` machine assessor whose configuration records the push that made it)."""
 
 from __future__ import annotations
 
@@ -14,11 +18,17 @@ import math
 import re
 from dataclasses import dataclass
 
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
 from judging.machine.base import Provenance, Verdict
+from judging.machine.injection import instruction_signs
+from judging.machine_import import imported_judge
 from judging.machine_services import FLAGGED, machine_verdict_record
 from judging.models import MachineJudge, MachineVerdict
 from pooling.models import Pool, PoolEntry
-from workbench.models import Document
+from workbench.models import Collection, Document
+from workbench.services import ImportRefused
 
 __all__ = ["LabelsRefused", "PushSummary", "labels_parse", "labels_push", "pairs_to_judge"]
 
@@ -43,6 +53,7 @@ class PushSummary:
     lines: int
     recorded: int
     already: int
+    flagged: int = 0
 
 
 def _provenance(value) -> tuple[Provenance | None, str]:
@@ -128,10 +139,9 @@ def _line_number(problem: str) -> int:
     return int(number) if number.isdigit() else 0
 
 
-def labels_parse(judge: MachineJudge, text: str) -> list[tuple]:
+def labels_parse(collection: Collection, text: str) -> list[tuple]:
     """Every line checked (JSON, fields, grades, the topic and the document known to the collection):
     the (topic id, verdict, provenance) to record, or :class:`LabelsRefused` naming each bad line."""
-    collection = judge.collection
     found, problems = _decoded(text, sorted(collection.grades), collection.relevant_from)
     topics = dict(collection.topics.filter(qid__in={p[0] for _, p in found}).values_list("qid", "pk"))
     docnos = {p[1] for _, p in found}
@@ -148,20 +158,72 @@ def labels_parse(judge: MachineJudge, text: str) -> list[tuple]:
     return [(topics[qid], verdict, provenance) for _, (qid, _, verdict, provenance) in found]
 
 
-def labels_push(*, judge: MachineJudge, text: str) -> PushSummary:
-    """Record the labels of ``text`` (JSON lines) as ``judge``'s judgments, each with its provenance."""
-    parsed = labels_parse(judge, text)
-    recorded = sum(machine_verdict_record(judge=judge, verdict=verdict, topic_id=topic_id, provenance=provenance)
-                   for topic_id, verdict, provenance in parsed)
-    return PushSummary(judge=judge.name, lines=len(parsed), recorded=recorded, already=len(parsed) - recorded)
+def _signs(collection: Collection, docnos: set[str]) -> dict[str, str]:
+    """Per document whose text (title and body, as a job's judge reads it) reads as instructions to a judge,
+    the phrase that does (``judging.machine.injection``)."""
+    found = {}
+    rows = Document.objects.filter(collection=collection, docno__in=docnos).values_list("docno", "title", "text")
+    for docno, title, text in rows.iterator(chunk_size=2000):
+        sign = instruction_signs(f"{title}\n{text}" if title else text)
+        if sign:
+            found[docno] = sign
+    return found
+
+
+def _new_judge(collection: Collection, name: str, parsed: list[tuple], pushed_by) -> MachineJudge:
+    """A judge named for the first time by an organizer's push: an ``imported`` machine assessor (as a file
+    import makes one), its configuration saying who created it, when and with which model's labels."""
+    created = {"by": getattr(pushed_by, "username", ""), "via": "labels pushed over the API",
+               "at": timezone.now().isoformat(), "model": parsed[0][2].model}
+    try:
+        with transaction.atomic():
+            return imported_judge(collection, name, created=created)
+    except ImportRefused as exc:
+        raise LabelsRefused([f"judge: {p}" for p in exc.problems]) from None
+    except IntegrityError:  # a push made it at the same moment (or its account name is taken)
+        judge = MachineJudge.objects.filter(collection=collection, name=name).first()
+        if judge is None:
+            raise LabelsRefused([f"judge: {name!r} cannot be created: the account "
+                                 f"'machine:{collection.slug}:{name}' exists already"]) from None
+        return judge
+
+
+def labels_push(*, collection: Collection, judge: MachineJudge | None, text: str, name: str = "",
+                pushed_by=None) -> PushSummary:
+    """Record the labels of ``text`` (JSON lines) as ``judge``'s judgments, each with its provenance. A pair
+    whose document reads as instructions to a judge gets no judgment: flagged and left to the humans, as the
+    workbench's own judges' are. ``judge`` None: the judge ``name`` is created once every line has passed
+    (:func:`_new_judge`; the caller decided the pusher may create it)."""
+    parsed = labels_parse(collection, text)
+    if judge is None:
+        judge = _new_judge(collection, name, parsed, pushed_by)
+    signs = _signs(collection, {verdict.docno for _, verdict, _ in parsed})
+    done = _judged(judge)
+    recorded = flagged = 0
+    for topic_id, verdict, provenance in parsed:
+        if (topic_id, verdict.docno) in done:
+            continue
+        done.add((topic_id, verdict.docno))  # a pair twice in one push: its first line counts
+        sign = signs.get(verdict.docno, "")
+        written = machine_verdict_record(judge=judge, verdict=verdict, topic_id=topic_id, provenance=provenance,
+                                         sign=sign)
+        recorded += written and not sign
+        flagged += written and bool(sign)
+    return PushSummary(judge=judge.name, lines=len(parsed), recorded=recorded,
+                       already=len(parsed) - recorded - flagged, flagged=flagged)
+
+
+def _judged(judge: MachineJudge) -> set[tuple[int, str]]:
+    """The (topic id, docno) pairs the judge has judged or left flagged to the humans: not recorded again."""
+    done = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic_id", "docno"))
+    return done | set(MachineVerdict.objects.filter(judge=judge, ok=False, error__startswith=FLAGGED)
+                      .values_list("topic_id", "docno"))
 
 
 def pairs_to_judge(judge: MachineJudge, pool: Pool, *, limit: int = 100) -> tuple[int, list[dict]]:
     """The pool's (topic, document) pairs the judge has not judged, in judging order: (how many, the first
     ``limit`` with the texts a judge reads)."""
-    done = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic_id", "docno"))
-    done |= set(MachineVerdict.objects.filter(judge=judge, ok=False, error__startswith=FLAGGED)
-                .values_list("topic_id", "docno"))
+    done = _judged(judge)
     entries = [(t, d) for t, d in PoolEntry.objects.filter(pool=pool).order_by("topic__qid", "judging_order")
                .values_list("topic_id", "docno") if (t, d) not in done]
     first = entries[:limit]

@@ -348,7 +348,9 @@ def machine_job_start(*, judge: MachineJudge, pool: Pool, user, task) -> tuple[J
     return job, resumed
 
 
-def machine_verdict_record(*, judge: MachineJudge, verdict: Verdict, topic_id: int, provenance) -> bool:
+def machine_verdict_record(*, judge: MachineJudge, verdict: Verdict, topic_id: int, provenance, sign: str = "") -> bool:
     """Record a verdict given outside a job (labels pushed over the API, ``judging.machine_labels``) as a job
-    records its own: the judgment and its provenance in one transaction; False when the pair was judged already."""
-    return _record(judge, verdict, topic_id, provenance, None)
+    records its own: the judgment and its provenance in one transaction; False when the pair was judged already.
+    ``sign``: the phrase of the document's text that reads as instructions to a judge (``instruction_signs``):
+    then, as in a job, no judgment: the verdict is flagged and the pair left to the humans."""
+    return _record(judge, _flag(verdict, sign) if sign else verdict, topic_id, provenance, None)

@@ -86,7 +86,7 @@ def test_machine_labels_pushed_over_http_are_a_machine_assessor_s_judgments_with
                   {"qid": "301", "docno": "d2", "probability": 0.2, "score": 0.31, "provenance": PROVENANCE})
     answer = client.post(url, body, content_type="text/plain", **bearer(organizer))
     assert answer.status_code == 200, answer.content
-    assert answer.json() == {"judge": "umbrela", "lines": 2, "recorded": 2, "already": 0}
+    assert answer.json() == {"judge": "umbrela", "lines": 2, "recorded": 2, "already": 0, "flagged": 0}
     judged = {j.docno: j for j in Judgment.objects.filter(source=Judgment.Source.MACHINE)}
     assert {d: j.grade for d, j in judged.items()} == {"d1": 1, "d2": 0}
     assert {j.assessor for j in judged.values()} == {"machine:robust:umbrela"}
