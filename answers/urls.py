@@ -1,7 +1,13 @@
 """The answers app's pages. Helpers C1 (leaderboard, imports) and C2 (assessor pages, banks) add lines here."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from answers import judging_views
 
 app_name = "answers"
 
-urlpatterns: list = []
+urlpatterns: list = [
+    path("<slug:slug>/judge/", judging_views.tasks, name="judge_tasks"),
+    path("<slug:slug>/judge/<str:qid>/nuggets/", judging_views.nuggets, name="judge_nuggets"),
+    path("<slug:slug>/judge/<str:qid>/support/", judging_views.support, name="judge_support"),
+]

@@ -23,6 +23,7 @@ urlpatterns = [
     path("console/", include("workbench.console_urls")),
     path("judge/", include("judging.urls")),
     path("collections/", include("evaluation.urls")),
+    path("answers/", include("answers.urls")),
     path("admin/", admin.site.urls),
     # browsers and tools ask for /favicon.ico whatever the page's <link rel="icon"> says
     path("favicon.ico", RedirectView.as_view(url=static("workbench/favicon.svg"), permanent=True)),
