@@ -25,6 +25,7 @@ from answers.judging import (
 from answers.models import AnswerPool, AnswerSentence, NuggetAssignment, SupportJudgment
 from workbench.corpus import document_for
 from workbench.models import Collection
+from workbench.selectors import may_organize
 
 NUGGET_CHOICES = [("support", "1", "Support"), ("partial_support", "2", "Partial"), ("not_support", "3", "None")]
 SUPPORT_CHOICES = [("full_support", "1", "Full support"), ("partial_support", "2", "Partial"),
@@ -52,6 +53,7 @@ def _spent(value) -> int | None:
 
 
 @login_required
+@require_http_methods(["GET"])
 def tasks(request: HttpRequest, slug: str) -> HttpResponse:
     collection = get_object_or_404(Collection, slug=slug)
     rows = []
@@ -59,7 +61,7 @@ def tasks(request: HttpRequest, slug: str) -> HttpResponse:
         step = (next_nugget(task, request.user.username) if task.pool.kind == AnswerPool.Kind.NUGGET
                 else next_support(task, request.user.username))
         rows.append({"task": task, "done": step.done, "total": step.total})
-    if not rows:
+    if not rows and not may_organize(request.user, collection):
         raise Http404("You have no answers to judge in this collection.")
     return render(request, "answers/judge_tasks.html", {"collection": collection, "rows": rows})
 
