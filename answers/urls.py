@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from answers import banks_views, judging_views
+from answers import banks_views, judging_views, leaderboard_views
 
 app_name = "answers"
 
 urlpatterns: list = [
+    path("<slug:slug>/leaderboard/", leaderboard_views.answer_leaderboard, name="leaderboard"),
     path("<slug:slug>/judge/", judging_views.tasks, name="judge_tasks"),
     path("<slug:slug>/judge/<str:qid>/nuggets/", judging_views.nuggets, name="judge_nuggets"),
     path("<slug:slug>/judge/<str:qid>/support/", judging_views.support, name="judge_support"),
