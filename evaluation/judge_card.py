@@ -5,7 +5,8 @@ Per machine judge that graded here: its kind, the models and versions its verdic
 imported from files, each file's sha256), the prompt hashes, the size of the human calibration set its jobs
 fitted on, and Cohen's kappa against the human qrels (``human`` policy) on the pairs both graded, binary and
 graded, with each side's share of relevant (kappa depends on it). Then, per topic, how many of the release's
-qrels lines are human grades and how many machine ones."""
+qrels lines are human grades and how many machine ones. Under ``hybrid``, also its per-topic calibration, the
+calibration set, the human budget spent on machine-labelled pairs and the routing's audit share."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import pandas as pd
 from evaluation.engine.qrels_compare import label_agreement
 from judging.machine_services import MACHINE_JOB
 from judging.models import MachineJudge, MachineVerdict
-from judging.policies import HUMAN, uses_machine
-from judging.qrels import qrels
+from judging.policies import HUMAN, HYBRID, MACHINE, uses_machine
+from judging.qrels import hybrid, qrels
+from judging.queueing import AUDIT_SHARE
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection, Job
 
@@ -79,6 +81,19 @@ def _shares(final: pd.DataFrame, human: pd.DataFrame) -> list[dict]:
     return out
 
 
+def _hybrid(collection: Collection, human: pd.DataFrame, final: pd.DataFrame) -> dict:
+    """What the ``hybrid`` policy rests on: its calibration set (human grades of machine-labelled pairs), the
+    human budget spent (the share of machine-labelled pairs a human graded) and the routing's audit share."""
+    machine = qrels(collection, policy=MACHINE)
+    labelled = len(machine)
+    checked = len(machine.merge(human[["qid", "docno"]].astype(str), on=["qid", "docno"])) if labelled else 0
+    calibration = hybrid(collection)[1]
+    return {"calibration": calibration.as_dict() if calibration is not None else None,
+            "calibration_set": checked, "machine_labelled": labelled,
+            "budget_spent": checked / labelled if labelled else 0.0, "audit_share": AUDIT_SHARE,
+            "calibrated_labels": len(final) - len(human)}
+
+
 def judge_card(collection: Collection, *, policy: str) -> dict:
     """The judge card of a release under ``policy`` (see the module docstring)."""
     human = qrels(collection, policy=HUMAN)
@@ -87,7 +102,10 @@ def judge_card(collection: Collection, *, policy: str) -> dict:
               MachineJudge.objects.filter(collection=collection).select_related("user", "collection").order_by("name")]
     per_topic = _shares(final, human)
     machine = sum(t["machine"] for t in per_topic)
-    return {"collection": collection.slug, "policy": policy, "relevant_from": collection.relevant_from,
+    card = {"collection": collection.slug, "policy": policy, "relevant_from": collection.relevant_from,
             "judges": [j for j in judges if j["labels"]],
             "qrels_lines": len(final), "machine_lines": machine,
             "machine_share": machine / len(final) if len(final) else 0.0, "per_topic": per_topic}
+    if policy == HYBRID:
+        card["hybrid"] = _hybrid(collection, human, final)
+    return card

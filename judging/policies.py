@@ -18,14 +18,17 @@ import pandas as pd
 from judging.agreement import majority_qrels
 from workbench.formats.vocabulary import Choice, Vocabulary
 
-__all__ = ["ADJUDICATED", "DEFAULT_POLICY", "HUMAN", "HUMAN_OVER_MACHINE", "MACHINE", "MACHINE_POLICIES", "MAJORITY",
+__all__ = ["ADJUDICATED", "DEFAULT_POLICY", "HUMAN", "HUMAN_OVER_MACHINE", "HYBRID", "MACHINE", "MACHINE_POLICIES", "MAJORITY",
            "POLICIES", "QRELS_POLICIES", "check_policy", "current_rows", "policy_grades", "uses_machine"]
 
 ADJUDICATED, MAJORITY = "adjudicated", "majority"
 # who counts: the humans only (every policy above, and ``human``, which is ``adjudicated`` by name), the
 # machine assessors only, or the human grade where there is one and else the machines'
 HUMAN, MACHINE, HUMAN_OVER_MACHINE = "human", "machine", "human-over-machine"
-MACHINE_POLICIES = (MACHINE, HUMAN_OVER_MACHINE)
+# the human grade where there is one, else the machine label calibrated per topic on the human grades
+# (``judging.machine.hybrid``)
+HYBRID = "hybrid"
+MACHINE_POLICIES = (MACHINE, HUMAN_OVER_MACHINE, HYBRID)
 
 #: every qrels policy, the default first: menus, download links, commands and parsers read this
 POLICIES = Vocabulary("qrels policy", [
@@ -36,6 +39,8 @@ POLICIES = Vocabulary("qrels policy", [
     Choice(MACHINE, "machine", "The machine assessors only (their majority where several judged)"),
     Choice(HUMAN_OVER_MACHINE, "human over machine",
            "The human grade where there is one (adjudicated, else majority), else the machine assessors'"),
+    Choice(HYBRID, "hybrid",
+           "The human grade where there is one, else the machine label calibrated per topic on the human grades"),
 ])
 DEFAULT_POLICY = POLICIES.default
 QRELS_POLICIES = POLICIES.names
@@ -74,7 +79,7 @@ def policy_grades(records: dict, doc_keys: np.ndarray, assessors: np.ndarray, se
     keys, rel = doc_keys[assessed], records["grade"][assessed]
     if several:  # documents judged by two or more assessors are voted on
         keys, rel = _majority(assessors[assessed], keys, rel)
-    if policy in (ADJUDICATED, HUMAN, HUMAN_OVER_MACHINE) and adjudicated.any():
+    if policy in (ADJUDICATED, HUMAN, HUMAN_OVER_MACHINE, HYBRID) and adjudicated.any():
         # the latest adjudication of each document (rows are in id order) wins over the assessors' majority
         final = rows[adjudicated]
         final = final[~pd.Series(doc_keys[final]).duplicated(keep="last").to_numpy()]

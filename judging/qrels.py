@@ -16,12 +16,14 @@ from django.db import connection
 from django.db.models import Exists, OuterRef
 
 from judging.agreement import majority_qrels
-from judging.models import Judgment
+from judging.machine.hybrid import hybrid_qrels, margin_of
+from judging.models import Judgment, MachineVerdict
 from judging.policies import (
     ADJUDICATED,
     DEFAULT_POLICY,
     HUMAN,
     HUMAN_OVER_MACHINE,
+    HYBRID,
     MACHINE,
     POLICIES,
     QRELS_POLICIES,
@@ -33,7 +35,7 @@ from workbench.formats.ids import all_integers
 from workbench.models import Collection
 
 __all__ = ["JUDGMENT_COLUMNS", "POLICIES", "QRELS_POLICIES", "assessor_judgments", "assessor_names", "current_judgments",
-           "qrels", "sort_qrels"]
+           "hybrid", "qrels", "sort_qrels"]
 
 JUDGMENT_COLUMNS = ["assessor", "qid", "docno", "grade", "source"]
 
@@ -193,6 +195,8 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     grade, where one exists, replaces the majority.
     """
     check_policy(policy)
+    if assessor is None and policy == HYBRID:
+        return _of_topics(hybrid(collection)[0], topics)
     if assessor is None and policy == HUMAN_OVER_MACHINE:
         human, machine = qrels(collection, policy=HUMAN, topics=topics), qrels(collection, policy=MACHINE, topics=topics)
         if not len(machine):
@@ -237,6 +241,26 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
         topic, doc, rel = topic[order], doc[order], rel[order]
     return pd.DataFrame({"qid": _string_column(qids.take(topic)), "docno": _string_column(docnos.take(doc)),
                          "rel": rel})
+
+
+def hybrid(collection: Collection) -> tuple[pd.DataFrame, object]:
+    """The ``hybrid`` qrels (sorted) and the per-topic calibration behind them (None without machine labels),
+    refitted on the current human grades at each read (``judging.machine.hybrid``). The machine's margin of a
+    pair is the mean of its machine judges' margins (from their probability where they gave one, else grade)."""
+    human, machine = qrels(collection, policy=HUMAN), qrels(collection, policy=MACHINE)
+    if not len(machine):
+        return human, None
+    verdicts = pd.DataFrame.from_records(list(MachineVerdict.objects.filter(
+        judge__collection=collection, ok=True).values_list("topic__qid", "docno", "parsed_grade", "probability")),
+        columns=["qid", "docno", "grade", "probability"])
+    verdicts["margin"] = margin_of(verdicts["grade"].astype(float), verdicts["probability"].astype(float),
+                                   relevant_from=collection.relevant_from)
+    margins = verdicts.groupby(["qid", "docno"], as_index=False)["margin"].mean()
+    machine = machine.merge(margins, on=["qid", "docno"], how="left")
+    machine["margin"] = machine["margin"].fillna(pd.Series(margin_of(machine["rel"], None,
+                                                                     relevant_from=collection.relevant_from)))
+    frame, calibration = hybrid_qrels(human, machine, grades=collection.grades, relevant_from=collection.relevant_from)
+    return sort_qrels(frame.astype({"rel": "int64"})), calibration
 
 
 def _topic_ids(collection: Collection, topics: Sequence[str] | None) -> list[int] | None:

@@ -20,12 +20,14 @@ from functools import partial
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
-from judging.machine.calibration import Calibration
-from judging.models import Assignment, AssignmentItem, Judgment, MachineVerdict
+from judging.machine.hybrid import fit_topics
+from judging.machine_hybrid import HybridRefused, judge_pairs
+from judging.models import Assignment, AssignmentItem, Judgment
+from judging.policies import HUMAN
+from judging.qrels import qrels
 from pooling.advance import Advance, pool_advance
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
-from workbench.models import Job
 
 logger = logging.getLogger(__name__)
 
@@ -154,18 +156,28 @@ def route_order(uncertainty: dict[str, float], docnos: Sequence[str], *, audit_s
     return out
 
 
+def routing_gain(judge) -> dict[tuple[int, str], float]:
+    """Per (topic pk, docno) the judge labelled, the chance its calibrated label is wrong (``min(p, 1 - p)``,
+    the expected gain of asking a human): the per-topic calibration (``judging.machine.hybrid``) refitted on
+    the human grades the collection has now."""
+    collection = judge.collection
+    pairs = judge_pairs(collection, judge.name)
+    human = qrels(collection, policy=HUMAN).rename(columns={"rel": "human"})
+    seen = pairs.merge(human, on=["qid", "docno"], how="inner")
+    calibration = fit_topics(qids=seen["qid"], margin=seen["margin"], relevant=seen["human"] >= collection.relevant_from)
+    p = calibration.probability(pairs["qid"], pairs["margin"])
+    topic_ids = dict(collection.topics.values_list("qid", "pk"))
+    return {(topic_ids[q], d): float(min(v, 1 - v)) for q, d, v in zip(pairs["qid"], pairs["docno"], p, strict=True)}
+
+
 def queues_route(*, judge, pool, audit_share: float = AUDIT_SHARE) -> int:
-    """Reorder the unjudged documents of every human queue of ``pool`` by ``judge``'s uncertainty (see
-    :func:`route_order`); judged documents keep their places. Returns how many queues were reordered."""
-    stored = (Job.objects.filter(kind="machine judge", params__judge_id=judge.pk).exclude(params__calibration=None)
-              .order_by("-id").values_list("params", flat=True).first() or {}).get("calibration")
-    threshold = Calibration(tuple(stored["coef"]), tuple(stored["grades"]), tuple(stored["thresholds"]),
-                            stored["relevant_from"]).relevant_threshold if stored else 0.5
-    sure: dict[tuple[int, str], float] = {}
-    for topic_id, docno, probability, grade in MachineVerdict.objects.filter(judge=judge, ok=True).values_list(
-            "topic_id", "docno", "probability", "parsed_grade"):
-        p = probability if probability is not None else float(grade >= judge.collection.relevant_from)
-        sure[(topic_id, docno)] = 1.0 - abs(p - threshold) * 2
+    """Reorder the unjudged documents of every human queue of ``pool`` by the expected gain of a human grade
+    (:func:`routing_gain`, see :func:`route_order`); judged documents keep their places. Returns how many queues
+    were reordered."""
+    try:
+        sure = routing_gain(judge)
+    except HybridRefused:  # the judge labelled nothing yet: every document counts as unsure
+        sure = {}
     routed = 0
     with transaction.atomic():
         for assignment in Assignment.objects.filter(pool=pool).exclude(assessor=judge.user):

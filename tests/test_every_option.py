@@ -23,7 +23,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
-from judging.policies import POLICIES
+from judging.policies import MACHINE_POLICIES, POLICIES
 from tests.evaluation.tracks import QRELS as TRACK_QRELS
 from tests.evaluation.tracks import build_track
 from workbench.formats.catalog import FILE_FORMATS
@@ -150,7 +150,7 @@ def test_every_qrels_policy_the_downloads_page_offers_works(client, track):
     links = [href for href in offered.links if "/downloads/qrels.txt" in href]
     linked = {dict(parse_qsl(urlsplit(h).query)).get("policy") for h in links} - {None}
     # no machine assessor judged here: the policies that read machine judgments are not offered
-    assert linked == set(POLICIES.names) - {"machine", "human-over-machine"}
+    assert linked == set(POLICIES.names) - set(MACHINE_POLICIES)
     for href in links:
         response = client.get(href)
         assert response.status_code == 200 and response.content.decode().startswith("301 "), href

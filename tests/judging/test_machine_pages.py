@@ -112,12 +112,18 @@ def test_routing_puts_what_the_machine_is_least_sure_of_first_in_a_human_s_queue
     assert answer.status_code == 302
     assert "1 human queue of pool main now start with what embedding is least sure of" in \
         client.get(answer["Location"]).content.decode()
-    job = Job.objects.get(kind="machine judge")
-    threshold = job.params["calibration"]["thresholds"][0]
-    pending = {v.docno: abs(v.probability - threshold) for v in MachineVerdict.objects.filter(
-        topic__qid="301", docno__in=["c2", "c3", "c5", "c6"])}
+    # the per-topic calibration on the human grades so far: the pair whose calibrated label is likeliest wrong first
+    from judging.machine.hybrid import fit_topics, margin_of
+    verdicts = list(MachineVerdict.objects.filter(topic__qid="301").values_list("docno", "parsed_grade", "probability"))
+    margin = dict(zip([d for d, _, _ in verdicts], margin_of([g for _, g, _ in verdicts], [p for _, _, p in verdicts],
+                                                             relevant_from=1), strict=True))
+    human = {j.docno: j.grade for j in Judgment.objects.filter(topic__qid="301").exclude(source=Judgment.Source.MACHINE)}
+    judged = [d for d in human if d in margin]
+    calibration = fit_topics(qids=["301"] * len(judged), margin=[margin[d] for d in judged],
+                             relevant=[human[d] >= 1 for d in judged])
+    pending = {d: abs(calibration.probability(["301"], [margin[d]])[0] - 0.5) for d in ["c2", "c3", "c5", "c6"]}
     queue = [i.docno for i in pool.assignments.get().items.filter(latest__isnull=True).order_by("judging_order")]
-    assert queue == sorted(pending, key=pending.get)  # closest to the relevance cut first
+    assert queue == sorted(pending, key=pending.get)  # least sure of its calibrated label first
     from judging.selectors import next_item_for
     assert next_item_for(assessor).docno == queue[0]
     client.force_login(assessor)

@@ -101,12 +101,12 @@ def _assessors(collection: Collection) -> list[str]:
 def _check(collection: Collection) -> None:
     """Every policy, with and without assessor, equals the reference: rows, order, names and dtypes."""
     for assessor in [None, *_assessors(collection), "nobody"]:
-        # no machine assessor judged here: "human" and "human-over-machine" read as "adjudicated"
+        # no machine assessor judged here: "human", "human-over-machine" and "hybrid" read as "adjudicated"
         policies = [p for p in selectors.QRELS_POLICIES if p != "machine"] if assessor is None else ("adjudicated",)
         for policy in policies:
             got = qrels(collection, assessor=assessor, policy=policy)
             expected = reference_qrels(collection, assessor,
-                                       "adjudicated" if policy in ("human", "human-over-machine") else policy)
+                                       "adjudicated" if policy in ("human", "human-over-machine", "hybrid") else policy)
             pd.testing.assert_frame_equal(got, expected, check_exact=True, obj=f"qrels({assessor}, {policy})")
             assert [str(t) for t in got.dtypes] == ["str", "str", "int64"]
             assert isinstance(got.index, pd.RangeIndex) and got.index.start == 0
