@@ -263,49 +263,6 @@ def _on_pages(name: str, lists: dict[str, list[str]]) -> str:
     return ", ".join(where) or "–"
 
 
-#: modules whose docstrings describe the workbench's own measures (a line naming them, then indented text)
-_DESCRIBED_IN = ("kernels_ext", "kernels_textbook", "kernels_families")
-
-
-def _first_sentence(lines: list[str]) -> str:
-    """The text up to its first full stop that ends a sentence (not "et al.", "e.g.", nor one inside code)."""
-    import re
-
-    text = " ".join(line.strip() for line in lines).replace("``", "`")
-    text = re.sub(r":(?:mod|func|class):`~?([^`]+)`", r"`\1`", text)
-    for match in re.finditer(r"\. ", text):
-        before = text[:match.start()]
-        if before.count("`") % 2 == 0 and not re.search(r"(\bal|e\.g|i\.e|\bcf|\bvs)$", before):
-            return before + "."
-    return text
-
-
-def documented_measures(known: Iterable[str]) -> dict[str, str]:
-    """Measure name -> the first sentence of its description in the engine's module docstrings."""
-    import importlib
-    import re
-
-    known, found = set(known), {}
-    for name in _DESCRIBED_IN:
-        try:
-            doc = importlib.import_module(f"evaluation.engine.{name}").__doc__ or ""
-        except ImportError:
-            continue
-        lines = doc.splitlines()
-        for i, line in enumerate(lines):
-            if not line.startswith("``"):
-                continue
-            body = []
-            for follow in lines[i + 1:]:
-                if not follow.startswith("    "):
-                    break
-                body.append(follow)
-            for measure in re.findall(r"``([A-Za-z0-9_]+)", line):
-                if measure in known and body:
-                    found.setdefault(measure, _first_sentence(body))
-    return found
-
-
 def _syntax(spec) -> str:
     """How a measure's parameters are written, with the bounds its declaration gives them."""
     words = _KIND_SYNTAX.get(getattr(spec, "kind", ""), _cell(getattr(spec, "kind", "")))
@@ -313,13 +270,13 @@ def _syntax(spec) -> str:
     return words + (" (" + "; ".join(_cell(b) for b in bounds) + ")" if bounds else "")
 
 
-def _measure_table(specs: list, lists: dict[str, list[str]], described: dict[str, str]) -> str:
-    helps = [_first(s, ("help", "description", "label"), "") or described.get(s.name, "") for s in specs]
-    meaning = any(helps)
-    rows = [[f"`{s.name}`", _syntax(s), _default_params(s), _cell(getattr(s, "summary", "")), _on_pages(s.name, lists)]
-            + ([_cell(h)] if meaning else []) for s, h in zip(specs, helps, strict=True)]
-    return _table(["measure", "parameters", "default", "summary", "on the pages"] + (["meaning"] if meaning else []),
-                  rows)
+def _measure_table(specs: list, lists: dict[str, list[str]]) -> str:
+    """One row per declared family: its name, syntax, defaults, summary, the pages that use it, its meaning (the
+    declaration's help, else its label)."""
+    rows = [[f"`{s.name}`", _syntax(s),
+             _default_params(s), _cell(getattr(s, "summary", "")), _on_pages(s.name, lists),
+             _cell(_first(s, ("help", "description", "label"), "") or "–")] for s in specs]
+    return _table(["measure", "parameters", "default", "summary", "on the pages", "meaning"], rows)
 
 
 def measures_page() -> str:
@@ -329,14 +286,14 @@ def measures_page() -> str:
     lists = {"default columns": list(measures.DEFAULT_MEASURES), "robust columns": list(measures.ROBUST_MEASURES),
              "every page": list(measures.BASE_MEASURES)}
     specs = list(spec.SPECS.values())
-    described = documented_measures(spec.SPECS)
     trec = [s for s in specs if getattr(s, "trec", True)]
     own = [s for s in specs if not getattr(s, "trec", True)]
     aliases = [[f"`{name}`", f"`{request}`"] for name, request in spec.IR_MEASURES.items()]
     nicknames = [[f"`{name}`", ", ".join(f"`{m}`" for m in members)] for name, members in spec.NICKNAMES.items()]
     return "".join([
         "# Measures\n\n",
-        "Generated when the site is built, from `evaluation.engine.spec` (the engine's table) and ",
+        "Generated when the site is built, from the measure families' declarations (`evaluation/engine/families/`: ",
+        "`trec_eval.py`, `workbench.py` and one module per family added since) and ",
         "`evaluation.measures` (what the pages compute). A measure is requested as trec_eval's `-m` does: ",
         "`name` or `name.params` (`P.5,10`, `ndcg_cut.10`, `rbp.p=0.8`), in `manage.py trec_eval`, ",
         "`manage.py evaluate`, `manage.py compare` and the results pages' *Measures* field. ",
@@ -344,12 +301,12 @@ def measures_page() -> str:
         "*on the pages* says where the results pages use the measure without being asked.\n\n",
         f"## trec_eval's measures ({len(trec)})\n\n",
         "Values equal trec_eval 9.0.8's, named and printed as it does.\n\n",
-        _measure_table(trec, lists, described),
+        _measure_table(trec, lists),
         f"\n## The workbench's own measures ({len(own)})\n\n",
-        "Names of their own, never clashing with trec_eval's (`-m all_ext` requests them all). The meaning is ",
-        "the first sentence of each one's description (formula and reference) in the docstrings of ",
-        "`evaluation/engine/kernels_ext.py`, `kernels_textbook.py` and `kernels_families.py`.\n\n",
-        _measure_table(own, lists, described),
+        "Names of their own, never clashing with trec_eval's (`-m all_ext` requests them all). Formulas and ",
+        "references in full are in the docstrings of `evaluation/engine/kernels_ext.py`, `kernels_textbook.py` ",
+        "and `kernels_families.py`.\n\n",
+        _measure_table(own, lists),
         "\n## Nicknames\n\n",
         _table(["nickname", "measures"], nicknames),
         "\n## ir_measures' names\n\n",

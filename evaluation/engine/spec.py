@@ -25,137 +25,36 @@ Output order is trec_eval's table order, then the workbench's own measures, what
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from workbench.formats.declarations import Param
-
-CUT_LONG, CUT_DOUBLE, PARAMS_DOUBLE, PAIRS, SINGLE = "cut_long", "cut_double", "params_double", "pairs", "single"
-CUT_BASE = "cut_base"  # cut-offs and an optional log base ``b=B`` (dcg_jk_cut.10,b=3)
-FLOAT, LONG, STRING = "float", "long", "string"
-
-
-@dataclass(frozen=True)
-class MeasureSpec:
-    """One measure family: parameter syntax, defaults, how it prints and how it aggregates.
-
-    ``summary`` is ``mean`` (sum over topics / number of topics), ``sum`` (``num_*``), ``gm`` (geometric
-    mean, per-topic values floored at 0.00001), ``num_q``, ``num_rel`` (sum; with ``-c`` the count of
-    qrels lines with a positive grade, as 9.0.8 does), ``runid`` or ``none`` (per topic only).
-
-    A family declared in a module of its own (:mod:`evaluation.engine.measure_families`) also gives its ``label``, ``help``, its
-    ``params`` (:class:`~workbench.formats.declarations.Param`: one for the values of ``P.5,10``, bounds
-    checked on every request) and its ``kernel`` (``kernel(ctx, measure)``: one array of per-topic values per
-    printed name, as the engine's kernels).
-    """
-
-    name: str
-    kind: str
-    default: tuple = ()
-    value: str = FLOAT
-    summary: str = "mean"
-    per_topic: bool = True
-    trec: bool = True
-    label: str = ""
-    help: str = ""
-    params: tuple[Param, ...] = ()
-    kernel: Callable | None = field(default=None, repr=False, compare=False)
-
-
-def _s(name, **kw):
-    return MeasureSpec(name, SINGLE, **kw)
-
-
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_PTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-#: trec_eval 9.0.8's measure table (``measures.c``) in its order, the qrels/trec_results ones.
-TREC_SPECS = (
-    _s("runid", value=STRING, summary="runid", per_topic=False),
-    _s("num_q", value=LONG, summary="num_q", per_topic=False),
-    _s("num_ret", value=LONG, summary="sum"),
-    _s("num_rel", value=LONG, summary="num_rel"),
-    _s("num_rel_ret", value=LONG, summary="sum"),
-    _s("map"),
-    _s("gm_map", summary="gm", per_topic=False),
-    _s("Rprec"),
-    _s("bpref"),
-    _s("recip_rank"),
-    MeasureSpec("iprec_at_recall", CUT_DOUBLE, _RECALL_PTS),
-    MeasureSpec("P", CUT_LONG, _CUTS),
-    MeasureSpec("relstring", PARAMS_DOUBLE, (10.0,), value=STRING, summary="none"),
-    MeasureSpec("recall", CUT_LONG, _CUTS),
-    _s("infAP"),
-    _s("gm_bpref", summary="gm", per_topic=False),
-    MeasureSpec("Rprec_mult", CUT_DOUBLE, (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    MeasureSpec("utility", PARAMS_DOUBLE, (1.0, -1.0, 0.0, 0.0)),
-    MeasureSpec("11pt_avg", PARAMS_DOUBLE, _RECALL_PTS),
-    _s("binG"),
-    MeasureSpec("G", PAIRS),
-    MeasureSpec("ndcg", PAIRS),
-    MeasureSpec("ndcg_rel", PAIRS),
-    MeasureSpec("Rndcg", PAIRS),
-    MeasureSpec("ndcg_cut", CUT_LONG, _CUTS),
-    MeasureSpec("map_cut", CUT_LONG, _CUTS),
-    MeasureSpec("relative_P", CUT_LONG, _CUTS),
-    MeasureSpec("success", CUT_LONG, (1, 5, 10)),
-    _s("set_P"),
-    _s("set_relative_P"),
-    _s("set_recall"),
-    _s("set_map"),
-    MeasureSpec("set_F", PARAMS_DOUBLE, (1.0,)),
-    _s("num_nonrel_judged_ret", value=LONG, summary="sum"),
+from evaluation.engine.declaration import (  # noqa: F401  (the names the engine's modules import from here)
+    CUT_BASE,
+    CUT_DOUBLE,
+    CUT_LONG,
+    FLOAT,
+    LONG,
+    PAIRS,
+    PARAMS_DOUBLE,
+    SINGLE,
+    STRING,
+    MeasureSpec,
 )
+from evaluation.engine.families import trec_eval, workbench
 
+#: trec_eval 9.0.8's measure table (``measures.c``) in its order, the qrels/trec_results ones
+TREC_SPECS: tuple[MeasureSpec, ...] = trec_eval.MEASURES
 #: Measures the workbench adds (own names, never clashing with trec_eval's); see kernels_ext.
-EXT_SPECS = (
-    MeasureSpec("judged", CUT_LONG, (10,), trec=False),
-    MeasureSpec("rbp", PAIRS, trec=False),
-    MeasureSpec("rbp_resid", PAIRS, trec=False),
-    MeasureSpec("rbp_graded", PAIRS, trec=False),
-    MeasureSpec("ndcg_exp", SINGLE, trec=False),
-    MeasureSpec("ndcg_exp_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("set_Fbeta", CUT_DOUBLE, (1.0,), trec=False),
-    MeasureSpec("map_condensed", SINGLE, trec=False),
-    MeasureSpec("ndcg_condensed", SINGLE, trec=False),
-    MeasureSpec("ndcg_cut_condensed", CUT_LONG, _CUTS, trec=False),
-    # the textbook forms (kernels_textbook)
-    MeasureSpec("dcg", SINGLE, trec=False),
-    MeasureSpec("dcg_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("ideal_dcg", SINGLE, trec=False),
-    MeasureSpec("ideal_dcg_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("dcg_exp", SINGLE, trec=False),
-    MeasureSpec("dcg_exp_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("dcg_jk_cut", CUT_BASE, _CUTS, trec=False),
-    MeasureSpec("ndcg_jk_cut", CUT_BASE, _CUTS, trec=False),
-    MeasureSpec("cg_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("ncg_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("fallout_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("roc_auc", SINGLE, trec=False),
-    # families of the peers (kernels_families)
-    MeasureSpec("rr_cut", CUT_LONG, (1, 5, 10, 20, 100), trec=False),
-    MeasureSpec("err_cut", CUT_LONG, (5, 10, 20), trec=False),
-    MeasureSpec("nerr_cut", CUT_LONG, (5, 10, 20), trec=False),
-    MeasureSpec("err_gdeval_cut", CUT_LONG, (5, 10, 20), trec=False),
-    MeasureSpec("f_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("f_minkr_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("ap_minkr_cut", CUT_LONG, _CUTS, trec=False),
-    MeasureSpec("judged_min", CUT_LONG, (10,), trec=False),
-)
+EXT_SPECS: tuple[MeasureSpec, ...] = workbench.MEASURES
 
 SPECS = {s.name: s for s in TREC_SPECS + EXT_SPECS}
 ORDER = {s.name: i for i, s in enumerate(TREC_SPECS + EXT_SPECS)}
 
+#: trec_eval's nicknames, from what each family declares: ``official`` (the default), ``set``, ``all_trec``
+#: (every trec_eval measure), and ``all_ext`` (every measure the workbench adds)
 NICKNAMES = {
-    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P"),
-    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-            "set_relative_P", "set_map", "set_F"),
-    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
-                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
-                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
-                 "num_nonrel_judged_ret"),
+    "official": tuple(s.name for s in TREC_SPECS if "official" in s.nicknames),
+    "set": tuple(s.name for s in TREC_SPECS if "set" in s.nicknames),
+    "all_trec": tuple(s.name for s in TREC_SPECS),
     "all_ext": tuple(s.name for s in EXT_SPECS),
 }
 
