@@ -8,6 +8,7 @@ from django_tasks import task
 from answers.banks_tasks import JOB_KINDS as BANK_JOB_KINDS
 from answers.imports import answers_import
 from answers.imports_nuggets import assignments_import, nuggets_import
+from answers.judging_tasks import JOB_KINDS as JUDGING_JOB_KINDS
 from workbench import jobs, uploads
 from workbench.formats import limits
 from workbench.job_kinds import JobKind
@@ -88,4 +89,4 @@ JOB_KINDS = (
             help="Reads nuggetizer nugget banks: a new bank version per changed topic."),
     JobKind("nugget assignments import", "Nugget assignments import", import_assignments, retry=True,
             params=("directory", "assessor"), help="Reads nuggetizer's assign output as one assessor's assignments."),
-) + BANK_JOB_KINDS
+) + BANK_JOB_KINDS + JUDGING_JOB_KINDS

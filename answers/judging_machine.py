@@ -1,0 +1,148 @@
+"""Machine assigners as machine assessors: an answer pool's answers against each topic's current nugget bank,
+labelled by a declared assigner (``answers.machine``), each label an ordinary append-only nugget assignment of the
+machine's user (a ``judging.MachineJudge``, named ``nuggets-<kind>``) with its provenance. Nothing is assigned
+twice: a pair the machine already labelled against the current bank is skipped, so a stopped job resumes. A pair
+the machine could not label is recorded nowhere and counted, with the first reason, in the job's result.
+Agreement between the assessors of nugget assignments, people and machines, with ``judging.agreement``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from answers.banks_tasks import endpoint_config
+from answers.judging import current_bank
+from answers.machine import ASSIGNERS
+from answers.machine.base import AnswerNuggets, MachineError
+from answers.models import AnswerPool, AnswerPoolItem, AnswerSentence, NuggetAssignment, Source
+from judging.agreement import pairwise_agreement
+from judging.machine.base import JudgeError
+from judging.models import MachineJudge
+
+__all__ = ["Tally", "assigner_for", "machine_assign_run", "nugget_agreement"]
+
+#: records written at once
+BATCH = 500
+#: each label as a grade for the agreement statistics (support highest)
+GRADES = {"not_support": 0, "partial_support": 1, "support": 2}
+
+
+@dataclass
+class Tally:
+    recorded: int = 0
+    failed: int = 0
+    skipped: int = 0
+    first_error: str = ""
+    lines: list[str] = field(default_factory=list)
+
+
+def assigner_for(pool: AnswerPool, kind: str, endpoint: str = "", model: str = "", options: dict | None = None):
+    """The machine's row (created with its user the first time) and a ready assigner; MachineError in one line."""
+    try:
+        declared = ASSIGNERS.get(kind)
+    except ValueError as exc:
+        raise MachineError(str(exc)) from None
+    config, key = ({}, None)
+    if declared.needs_network:
+        config, key = endpoint_config(endpoint, model)
+    try:
+        assigner = declared.judge_class({**config, **(options or {})}, key=key)
+    except JudgeError as exc:
+        raise MachineError(str(exc)) from None
+    name = f"nuggets-{kind}"
+    stored = {"role": "nugget assigner", "endpoint": endpoint, "model": model, **(options or {})} if endpoint else \
+        {"role": "nugget assigner", **(options or {})}
+    with transaction.atomic():
+        row = MachineJudge.objects.filter(collection=pool.collection, name=name).first()
+        if row is None:
+            user = get_user_model().objects.create_user(username=f"machine:{pool.collection.slug}:{name}"[:150],
+                                                        password=None)
+            row = MachineJudge.objects.create(collection=pool.collection, name=name, kind=kind, user=user,
+                                              config=stored)
+    return row, assigner
+
+
+def _items(pool: AnswerPool, machine: str) -> tuple[list[AnswerNuggets], int, dict[int, int]]:
+    """What the machine has still to label: per answer of the pool, the current bank's nuggets it has not; the
+    pairs it has already; each nugget's bank."""
+    items, skipped, bank_of = [], 0, {}
+    by_topic: dict[int, list[AnswerPoolItem]] = {}
+    for item in AnswerPoolItem.objects.filter(pool=pool, sentence__isnull=True).select_related("topic") \
+            .order_by("topic__qid", "judging_order"):
+        by_topic.setdefault(item.topic_id, []).append(item)
+    for entries in by_topic.values():
+        topic = entries[0].topic
+        bank = current_bank(topic)
+        if bank is None:
+            continue
+        nuggets = [(str(n.pk), n.text) for n in bank.nuggets.order_by("order")]
+        bank_of.update({int(n): bank.pk for n, _ in nuggets})
+        done = set(NuggetAssignment.objects.filter(bank=bank, assessor=machine).values_list("answer_id", "nugget_id"))
+        texts = {}
+        for s in AnswerSentence.objects.filter(answer_id__in=[e.answer_id for e in entries]).order_by("position"):
+            texts.setdefault(s.answer_id, []).append(s.text)
+        for entry in entries:
+            wanted = tuple(n for n in nuggets if (entry.answer_id, int(n[0])) not in done)
+            skipped += len(nuggets) - len(wanted)
+            if wanted:
+                items.append(AnswerNuggets(str(entry.answer_id), topic.qid, bank.query or topic.title,
+                                           " ".join(texts.get(entry.answer_id, [])), wanted))
+    return items, skipped, bank_of
+
+
+def _store(rows: list[NuggetAssignment]) -> None:
+    if rows:
+        with transaction.atomic():
+            NuggetAssignment.objects.bulk_create(rows)
+        rows.clear()
+
+
+def machine_assign_run(*, pool: AnswerPool, row: MachineJudge, assigner, report=None) -> Tally:
+    """Label every pair of the pool the machine has not, record the labels, and say how it went."""
+    if pool.kind != AnswerPool.Kind.NUGGET:
+        raise MachineError(f"pool {pool.name!r} holds citation pairs, not answers for nugget assignment")
+    machine = row.user.username
+    items, skipped, bank_of = _items(pool, machine)
+    tally, pending = Tally(skipped=skipped), []
+    made = assigner.provenance()
+    for verdict in assigner.assign(items, tick=5.0):
+        if verdict is None:
+            if report:
+                report(tally)
+            continue
+        if not verdict.ok:
+            tally.failed += 1
+            tally.first_error = tally.first_error or verdict.error
+            continue
+        nugget_id = int(verdict.nugget_id)
+        pending.append(NuggetAssignment(
+            collection=pool.collection, answer_id=int(verdict.answer_id), nugget_id=nugget_id,
+            bank_id=bank_of[nugget_id], assignment=verdict.label, assessor=machine, user=row.user,
+            source=Source.MACHINE, machine_judge=row, time_spent_ms=verdict.latency_ms,
+            provenance={"model": made.model, "model_version": made.model_version, "endpoint_host": made.endpoint_host,
+                        "prompt_hash": verdict.prompt_hash or made.prompt_hash, "score": verdict.score,
+                        "raw_reply": verdict.raw_reply[:1000], "tokens": verdict.prompt_tokens + verdict.completion_tokens}))
+        tally.recorded += 1
+        if len(pending) >= BATCH:
+            _store(pending)
+            if report:
+                report(tally)
+    _store(pending)
+    return tally
+
+
+def nugget_agreement(collection) -> pd.DataFrame:
+    """Agreement of every pair of assessors (people and machines) on the (answer, nugget) pairs both assigned,
+    each assessor's current label: ``judging.agreement.pairwise_agreement`` with support 2, partial 1, none 0
+    (kappa: partial or full support against none)."""
+    latest = {}
+    for assessor, answer, nugget, qid, value in NuggetAssignment.objects.filter(collection=collection).order_by(
+            "created_at", "id").values_list("assessor", "answer_id", "nugget_id", "answer__topic__qid", "assignment"):
+        latest[(assessor, answer, nugget)] = (qid, value)
+    frame = pd.DataFrame([{"assessor": a, "qid": qid, "docno": f"{answer}/{nugget}", "grade": GRADES[value]}
+                          for (a, answer, nugget), (qid, value) in latest.items()],
+                         columns=["assessor", "qid", "docno", "grade"]).astype({"grade": "int64"})
+    return pairwise_agreement(frame, relevant_from=1)

@@ -1,0 +1,75 @@
+"""The organizer's page of nugget assessors: agreement between every pair of assessors of nugget assignments
+(people and machines), and a form to run a declared machine assigner over an answer pool as a background job.
+The form's option fields are generated from the assigners' declarations."""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from answers.judging_machine import nugget_agreement
+from answers.judging_tasks import KIND, assign_nuggets
+from answers.machine import ASSIGNERS
+from answers.models import AnswerPool
+from judging.machine_endpoints import endpoint_choices
+from workbench import jobs
+from workbench.access import collection_for_organizer, organizer_required
+
+
+def _number(value) -> str:
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+def _options(kind, post) -> dict:
+    """The declared options of the chosen assigner given in the form (``<kind>-<option>``), typed and checked."""
+    given = {p.name: post.get(f"{kind.name}-{p.name}", "") for p in kind.options}
+    return {k: v for k, v in kind.read(given).items() if post.get(f"{kind.name}-{k}", "") != ""}
+
+
+def _start(request: HttpRequest, collection) -> HttpResponse | None:
+    pool = AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET,
+                                     pk=request.POST.get("pool") if str(request.POST.get("pool", "")).isdigit() else 0
+                                     ).first()
+    if pool is None:
+        messages.error(request, "Choose an answer pool of answers for nugget assignment.")
+        return None
+    try:
+        kind = ASSIGNERS.get(request.POST.get("kind", ""))
+        options = _options(kind, request.POST)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return None
+    endpoint, _, model = request.POST.get("endpoint", "").partition("|")
+    if kind.needs_network and model not in endpoint_choices().get(endpoint, []):
+        messages.error(request, "Choose one of the endpoints the deployment declares (JUDGE_ENDPOINTS).")
+        return None
+    params = {"pool": pool.pk, "kind": kind.name, "options": options,
+              **({"endpoint": endpoint, "model": model} if kind.needs_network else {})}
+    try:
+        job = jobs.job_start(assign_nuggets, kind=KIND, user=request.user, collection=collection, params=params)
+    except jobs.TooManyJobStarts as exc:
+        messages.error(request, str(exc))
+        return None
+    return redirect("job", job_id=job.pk)
+
+
+@organizer_required
+@require_http_methods(["GET", "POST"])
+def nugget_assessors(request: HttpRequest, slug: str) -> HttpResponse:
+    collection = collection_for_organizer(request.user, slug)
+    if request.method == "POST":
+        started = _start(request, collection)
+        if started is not None:
+            return started
+    agreement = nugget_agreement(collection)
+    rows = [{"a": r.assessor_a, "b": r.assessor_b, "n": int(r.n_shared), "agreement": _number(r.agreement),
+             "kappa": _number(r.kappa), "weighted_kappa": _number(r.weighted_kappa), "alpha": _number(r.alpha)}
+            for r in agreement.itertuples(index=False)]
+    context = {"collection": collection, "rows": rows, "assigners": list(ASSIGNERS),
+               "pools": AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET),
+               "endpoints": endpoint_choices()}
+    return render(request, "answers/judge_machines.html", context, status=200 if request.method == "GET" else 400)
