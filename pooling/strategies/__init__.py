@@ -14,46 +14,29 @@ Then: assign_judging_order, new_entries (extension), estimate_relevant (Horvitz-
 statistics in :mod:`.stats`.
 """
 
-from .adaptive import AdaptivePool, BayesianBandit, MaxMean, MoveToFront, replay
-from .depth import contributing_runs, depth_pool
-from .fusion import allocate_budget, borda_pool, fused_order, fusion_pool, rrf_pool
-from .ordering import assign_judging_order, new_entries
-from .ranking import ranked_entries, select_runs, sorted_topics
-from .registry import STRATEGIES, adaptive_pool
-from .result import PoolResult, provenance_dicts
-from .sampling import DEFAULT_STRATA, RelevantEstimate, Stratum, estimate_relevant, stratified_pool
-from .stats import judging_progress, overlap_matrix, pool_size, relevant_by_depth, unique_contributions
+from importlib import import_module
 
-__all__ = [
-    "DEFAULT_STRATA",
-    "STRATEGIES",
-    "AdaptivePool",
-    "BayesianBandit",
-    "MaxMean",
-    "MoveToFront",
-    "PoolResult",
-    "RelevantEstimate",
-    "Stratum",
-    "adaptive_pool",
-    "allocate_budget",
-    "assign_judging_order",
-    "borda_pool",
-    "contributing_runs",
-    "depth_pool",
-    "estimate_relevant",
-    "fused_order",
-    "fusion_pool",
-    "judging_progress",
-    "new_entries",
-    "overlap_matrix",
-    "pool_size",
-    "provenance_dicts",
-    "ranked_entries",
-    "relevant_by_depth",
-    "replay",
-    "rrf_pool",
-    "select_runs",
-    "sorted_topics",
-    "stratified_pool",
-    "unique_contributions",
-]
+#: where each name below lives: a module is imported when one of its names is first used (PEP 562), so that
+#: the registry (the model's choices, every command's start-up) does not import pandas for the strategies
+_HOME = {"AdaptivePool": "adaptive", "BayesianBandit": "adaptive", "MaxMean": "adaptive", "MoveToFront": "adaptive",
+         "replay": "adaptive", "contributing_runs": "depth", "depth_pool": "depth", "allocate_budget": "fusion",
+         "borda_pool": "fusion", "fused_order": "fusion", "fusion_pool": "fusion", "rrf_pool": "fusion",
+         "assign_judging_order": "ordering", "new_entries": "ordering", "ranked_entries": "ranking",
+         "select_runs": "ranking", "sorted_topics": "ranking", "STRATEGIES": "registry", "adaptive_pool": "registry",
+         "PoolResult": "result", "provenance_dicts": "result", "DEFAULT_STRATA": "sampling",
+         "RelevantEstimate": "sampling", "Stratum": "sampling", "estimate_relevant": "sampling",
+         "stratified_pool": "sampling", "judging_progress": "stats", "overlap_matrix": "stats", "pool_size": "stats",
+         "relevant_by_depth": "stats", "unique_contributions": "stats"}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_HOME[name]}"), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})
+
+
+__all__ = sorted(_HOME)

@@ -38,14 +38,15 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, not with the pool registry
+from workbench.formats.ids import sorted_topics
+
+if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, pandas when a pool is built:
+    import pandas as pd  # not with the pool registry (every command's start-up reads CalParams)
     import scipy.sparse as sp
 
 from .declaration import declared, param
 from .features import Features
-from .ranking import sorted_topics, topic_rng
 from .stopping import RULES, StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
 
 __all__ = ["ANCHORS", "CalParams", "CalPool", "Corpus"]
@@ -205,6 +206,8 @@ class CalPool:
         self.texts = {str(q): str(t) for q, t in topics.items()}
         self.seed_docs = {str(q): list(d) for q, d in (seed_docs or {}).items()}
         self.budgets = {q: (budgets or {}).get(q, self.cal.budget) for q in self.texts}
+        import pandas as pd
+
         #: the runs' documents it was seeded with (qid, docno, tag, rank), for provenance
         self.ranked = pd.DataFrame({"qid": [], "docno": [], "tag": [], "rank": []})
         self.params = {"runs": [], **self.cal.as_dict()}
@@ -249,6 +252,8 @@ class CalPool:
 
     def judged(self, qid: str) -> pd.DataFrame:
         """The review's judgments in order: docno, relevant (the side sample is in :meth:`status`)."""
+        import pandas as pd
+
         t = self._topic(qid)
         rows = [] if t is None else t.review
         return pd.DataFrame({"docno": [str(self.features.docnos[d]) for d, _ in rows],
@@ -277,6 +282,8 @@ class CalPool:
         qid = str(qid)
         t = self._topics.get(qid)
         if t is None and qid in self.texts:
+            from .ranking import topic_rng  # pandas and pyarrow: with the first topic, not with the registry
+
             seeds = [self._index[d] for d in self.seed_docs.get(qid, [])[:self.cal.seed_depth]
                      if d in self._index]
             t = _Topic(len(self.features), self.budgets[qid], topic_rng(self.cal.seed, qid),

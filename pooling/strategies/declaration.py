@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from workbench.formats.declarations import Param, declared, param
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from .result import PoolResult
     from .sampling import Stratum
 
-__all__ = ["CAPABILITIES", "Param", "PoolParams", "Strategy", "StrategyRefused", "declared", "param"]
+__all__ = ["CAPABILITIES", "Param", "PoolParams", "Strategy", "StrategyRefused", "declared", "imported", "param"]
 
 #: what a strategy may declare it does, in the docs' order, with the words the docs use
 CAPABILITIES = {"adaptive": "adaptive (grows one judgment at a time)", "needs_corpus": "needs the documents' text",
@@ -64,6 +65,12 @@ class PoolParams:
         return {"teams": self.teams, "priorities": self.priorities, "runs_per_team": self.runs_per_team}
 
 
+def imported(reference: str) -> Any:
+    """What ``"package.module:name"`` names, its module imported now."""
+    module, _, name = reference.partition(":")
+    return getattr(import_module(module), name)
+
+
 def _nothing_recorded(params: PoolParams) -> dict:
     return {}
 
@@ -86,8 +93,9 @@ class Strategy:
     build: Callable[[Runs, PoolParams], PoolResult | AdaptivePool] = field(repr=False)
     #: parameters recorded on the pool besides the common ones (e.g. the strata of a sample)
     recorded: Callable[[PoolParams], dict] = field(default=_nothing_recorded, repr=False)
-    #: the class of an adaptive pool (what ``adaptive_pool`` builds), None for fixed pools
-    pool_class: type[AdaptivePool] | None = field(default=None, repr=False)
+    #: the class of an adaptive pool (what ``adaptive_pool`` builds) as ``"module:Class"``, None for fixed pools:
+    #: imported when a pool is built, not with the registry (pandas is not a start-up import)
+    pool_class: str | None = field(default=None, repr=False)
     needs_corpus: bool = False
     help: str = ""
     params: tuple[Param, ...] = ()
@@ -96,6 +104,10 @@ class Strategy:
     splits_by_topic: bool = False
     samples_when: Callable[[Mapping], bool] | None = field(default=None, repr=False)
     order: int = 100
+
+    def pool_type(self) -> type[AdaptivePool] | None:
+        """The class :attr:`pool_class` names (imported now), None for fixed pools."""
+        return None if self.pool_class is None else imported(self.pool_class)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

@@ -17,11 +17,15 @@ pooling.strategies.declaration.StrategyRefused: depth pooling needs --depth K
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.formats.declarations import discovered
 
-from .adaptive import AdaptivePool
 from .declaration import Param, PoolParams, Strategy, StrategyRefused
-from .ranking import Runs
+
+if TYPE_CHECKING:  # the implementations (pandas) are imported when a pool is built, not with the registry
+    from .adaptive import AdaptivePool
+    from .ranking import Runs
 
 __all__ = ["IMPORTED", "PACKAGE", "STRATEGIES", "Param", "PoolParams", "Strategy", "StrategyRefused",
            "adaptive_names", "adaptive_pool", "autodiscover", "choices", "form_choices", "gathered", "get", "is_adaptive",
@@ -111,7 +115,7 @@ def adaptive_pool(strategy: str, runs: Runs, budget=None, **kwargs) -> AdaptiveP
     found = STRATEGIES.get(strategy)
     if found is None or found.pool_class is None:
         raise StrategyRefused(f"unknown adaptive strategy {strategy!r} ({', '.join(adaptive_names())})")
-    return found.pool_class(runs, budget, **kwargs)
+    return found.pool_type()(runs, budget, **kwargs)
 
 
 def is_adaptive(name: str) -> bool:

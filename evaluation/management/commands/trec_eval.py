@@ -1,7 +1,8 @@
 """``manage.py trec_eval [-q] [-c] [-J] [-n] [-l N] [-M N] [-m MEASURE]... QRELS RUN``: trec_eval 9.0.8.
 
 Thin: the arguments go untouched to :func:`evaluation.engine.cli.main` (options, output and exit codes are
-trec_eval's; see that module). Works without a database: nothing here touches it.
+trec_eval's; see that module). Works without a database: nothing here touches it, and ``manage.py trec_eval``
+runs :data:`STANDALONE` before Django starts (see manage.py); this class serves ``call_command`` and ``help``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import argparse
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
+
+#: run by manage.py without starting Django: ``function(argv) -> exit code``
+STANDALONE = "evaluation.engine.cli:main"
 
 
 class Command(BaseCommand):

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..cal import CalParams, CalPool
 from ..declaration import PoolParams, Strategy, StrategyRefused, declared
-from ..depth import depth_pool
-from ..ranking import Runs, ranked_entries
 from .common import Budget
+
+if TYPE_CHECKING:  # the runs' side (pandas) is imported when a pool is built, not with the declaration
+    from ..ranking import Runs
 
 NEEDS_TEXT = "cal learns from the documents' text: import the collection's documents first"
 
@@ -25,6 +27,9 @@ def build(runs: Runs, p: PoolParams) -> CalPool:
     topics = {q: t for q, t in p.corpus.topics.items() if not per_topic or q in p.budget}
     seeds, ranked = {}, None
     if cal.seed_depth and runs:
+        from ..depth import depth_pool
+        from ..ranking import ranked_entries
+
         ranked = ranked_entries(runs, cal.seed_depth)[["qid", "docno", "tag", "rank"]]
         entries = depth_pool(runs, cal.seed_depth).entries
         seeds = {str(q): list(g["docno"].astype(str)) for q, g in entries.groupby("qid", sort=False)}

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..adaptive import AdaptivePool
-from ..declaration import PoolParams, StrategyRefused, param
-from ..fusion import fusion_pool
-from ..ranking import Runs
-from ..result import PoolResult
-from ..sampling import Stratum
+from ..declaration import PoolParams, StrategyRefused, imported, param
+
+if TYPE_CHECKING:  # the implementations (pandas) are imported when a pool is built, not with the declarations
+    from ..adaptive import AdaptivePool
+    from ..ranking import Runs
+    from ..result import PoolResult
+    from ..sampling import Stratum
 
 
 def stratum(text: str) -> Stratum:
     """FIRST-LAST:RATE, e.g. 11-100:0.1."""
+    from ..sampling import Stratum
+
     try:
         span, rate = text.split(":")
         first, last = span.split("-")
@@ -59,9 +63,10 @@ class Strata:
                                     "11-100:0.1; 1-10:1 11-100:0.1 if empty")
 
 
-def adaptive_build(cls: type[AdaptivePool]) -> Callable[[Runs, PoolParams], AdaptivePool]:
+def adaptive_build(pool_class: str) -> Callable[[Runs, PoolParams], AdaptivePool]:
+    """The build of an adaptive strategy whose pool is the class ``pool_class`` (``"module:Class"``)."""
     def build(runs: Runs, p: PoolParams) -> AdaptivePool:
-        return cls(runs, p.budget, depth=p.depth or 100, total_budget=p.total_budget, seed=p.seed,
+        return imported(pool_class)(runs, p.budget, depth=p.depth or 100, total_budget=p.total_budget, seed=p.seed,
                    shared=p.shared, **p.selection())
 
     return build
@@ -73,6 +78,8 @@ def fused(method: str) -> Callable[[Runs, PoolParams], PoolResult]:
     def build(runs: Runs, p: PoolParams) -> PoolResult:
         if p.budget is None and p.total_budget is None:
             raise StrategyRefused(f"{method} pooling needs a budget (--budget N per topic or --total-budget N)")
+        from ..fusion import fusion_pool
+
         return fusion_pool(runs, p.budget, method=method, depth=p.depth or 100, total_budget=p.total_budget,
                            **p.selection())
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declaration import PoolParams, Strategy, StrategyRefused, declared
-from ..depth import depth_pool
-from ..ranking import Runs
-from ..result import PoolResult
 from .common import Candidates
+
+if TYPE_CHECKING:  # the implementation (pandas) is imported when a pool is built, not with the declaration
+    from ..ranking import Runs
+    from ..result import PoolResult
 
 
 def build(runs: Runs, p: PoolParams) -> PoolResult:
     if p.depth is None:
         raise StrategyRefused("depth pooling needs --depth K")
+    from ..depth import depth_pool
+
     return depth_pool(runs, p.depth, **p.selection())
 
 

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..declaration import PoolParams, Strategy, declared
-from ..ranking import Runs
-from ..result import PoolResult
-from ..sampling import DEFAULT_STRATA, stratified_pool
 from .common import Strata
+
+if TYPE_CHECKING:  # the implementation (pandas) is imported when a pool is built, not with the declaration
+    from ..ranking import Runs
+    from ..result import PoolResult
 
 
 def build(runs: Runs, p: PoolParams) -> PoolResult:
+    from ..sampling import DEFAULT_STRATA, stratified_pool
+
     return stratified_pool(runs, p.strata or DEFAULT_STRATA, seed=p.seed, **p.selection())
 
 
 def recorded(p: PoolParams) -> dict:
+    from ..sampling import DEFAULT_STRATA
+
     return {"strata": [list(s) for s in (p.strata or DEFAULT_STRATA)]}
 
 

@@ -1,0 +1,77 @@
+"""Start-up (issue 40: commands that start fast): manage.py runs a command that declares ``STANDALONE`` without
+starting Django, with the same output and exit codes as through Django; every other command goes through Django;
+the strategy registry every start-up reads imports no implementation."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+import manage  # noqa: E402
+
+COMMANDS = sorted(ROOT.glob("*/management/commands/[a-z]*.py"))
+
+
+def run_manage(*args: str, settings: str = "no_such_settings_module") -> subprocess.CompletedProcess:
+    """manage.py in a process whose Django settings cannot even be imported: only a command that does not
+    start Django can answer."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+def test_trec_eval_answers_without_django_as_its_engine_does(tmp_path):
+    from evaluation.engine.cli import main
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d2 1 2.0 mine\n1 Q0 d1 2 1.0 mine\n")
+    out = io.StringIO()
+    assert main(["-q", "-m", "map", str(qrels), str(run)], out, io.StringIO()) == 0
+    done = run_manage("trec_eval", "-q", "-m", "map", str(qrels), str(run))
+    assert (done.returncode, done.stdout, done.stderr) == (0, out.getvalue(), "")
+    assert "map                   \tall\t0.5000" in done.stdout
+    bad = run_manage("trec_eval", str(qrels), str(tmp_path / "missing"))  # errors and codes are trec_eval's
+    assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.splitlines()) == 1
+    assert run_manage("trec_eval").returncode == 1
+
+
+def test_a_command_without_standalone_still_starts_django():
+    done = run_manage("show_collection", "x")
+    assert done.returncode != 0 and "no_such_settings_module" in done.stderr
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: p.stem)
+def test_a_declared_standalone_entry_is_a_function_of_a_module_that_does_not_need_django(path):
+    entry = manage.standalone(path.stem)
+    module = importlib.import_module(f"{path.parent.parent.parent.name}.management.commands.{path.stem}")
+    assert entry == getattr(module, "STANDALONE", None)  # what manage.py reads without importing is what it says
+    if entry:
+        target, _, function = entry.partition(":")
+        assert callable(getattr(importlib.import_module(target), function))
+        done = subprocess.run([sys.executable, "-c", f"import sys, {target}; sys.exit('django' in sys.modules)"],
+                              cwd=ROOT, capture_output=True)
+        assert done.returncode == 0, f"{target} imports Django"
+
+
+def test_names_that_are_not_commands_go_to_django():
+    assert manage.standalone("trec_eval") == "evaluation.engine.cli:main"
+    assert manage.standalone("evaluate") is None
+    assert manage.standalone("../manage") is None and manage.standalone("nothing_like_this") is None
+
+
+def test_the_strategy_registry_declares_without_importing_the_implementations():
+    """The pool model's choices read the registry at every start-up: the declarations are light, pandas and
+    pyarrow come with the first pool built."""
+    code = ("import sys; from pooling.strategies import registry; "
+            "assert 'cal' in registry.names(), registry.names(); "
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'scipy', 'sklearn') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
