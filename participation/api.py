@@ -139,6 +139,35 @@ def track_topics(request, slug: str):
     return list(track.collection.topics.order_by("qid").values("qid", "title", "description", "narrative"))
 
 
+class TeamRunOut(Schema):
+    tag: str
+    submission: int
+    priority: int
+    description: str
+    run_type: str
+    pooled: bool
+    lines: int
+    topics: int
+    judged_at_10: float | None
+    submitted_at: datetime
+
+
+@router.get("/tracks/{slug}/runs", response=replies(200, list[TeamRunOut]),
+            summary="Your team's current runs (as the team page lists them); send a file again to replace one")
+def team_runs(request, slug: str):
+    """The accepted run of each tag, in the team's priority order, with whether it is pooled and (once judging
+    has started) its judged@10. To replace a run, submit a file with the same run tag and ``replaces`` set to
+    it (at the run limit the portal asks the same): the earlier submission is kept in the history as
+    ``replaced``."""
+    _, team = _team(request.auth, slug)
+    return [{"tag": row["tag"], "submission": row["submission"].pk, "priority": row["submission"].priority,
+             "description": row["submission"].description, "run_type": row["submission"].run_type,
+             "pooled": row["pooled"], "lines": row["lines"], "topics": row["topics"],
+             "judged_at_10": None if row["judged_at_10"] is None or not math.isfinite(row["judged_at_10"])
+             else float(row["judged_at_10"]), "submitted_at": row["submission"].submitted_at}
+            for row in selectors.team_runs(team)]
+
+
 def _form_problems(form: SubmissionForm) -> list[str]:
     return [f"{field}: {message}" if field != "__all__" else message
             for field, messages in form.errors.items() for message in messages]
