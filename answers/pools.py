@@ -121,12 +121,13 @@ def answer_pool_build(*, collection: Collection, kind: str, name: str | None = N
 
 @transaction.atomic
 def answer_tasks_assign(*, pool: AnswerPool, assessors: Sequence[User], overlap: int = 1,
-                        user: User | None = None) -> int:
-    """Give each topic of the pool to ``overlap`` assessors, round robin over the topics (a topic an assessor
-    has already is kept); the number of tasks created."""
+                        topics: Sequence[str] | None = None, user: User | None = None) -> int:
+    """Give each topic of the pool (or only those of ``topics``, by qid) to ``overlap`` assessors, round robin
+    over the topics (a topic an assessor has already is kept); the number of tasks created."""
     if not assessors or overlap < 1 or overlap > len(assessors):
         raise PoolRefused(f"overlap must be between 1 and the number of assessors ({len(assessors)})")
-    topics = sorted(set(pool.items.values_list("topic_id", flat=True)))
+    items = pool.items.filter(topic__qid__in=list(topics)) if topics is not None else pool.items
+    topics = sorted(set(items.values_list("topic_id", flat=True)))
     existing = set(pool.tasks.values_list("topic_id", "assessor_id"))
     tasks = [AnswerTask(pool=pool, topic_id=topic, assessor=assessors[(k + j) % len(assessors)], created_by=user)
              for k, topic in enumerate(topics) for j in range(overlap)

@@ -16,12 +16,16 @@ from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 
+from answers.imports import answers_import
+from answers.imports_nuggets import assignments_import, nuggets_import
+from answers.pools import answer_pool_build, answer_tasks_assign, cited_pool_build
 from judging.assignments import assignments_create
 from judging.services import qrels_import
 from participation.models import Submission, Team, Track
 from participation.services import results_release, submission_check, submission_receive
 from pooling.services import pool_build
-from workbench.demo.build import DemoRun, build_demo_files
+from workbench.demo import answers as demo_answers
+from workbench.demo.build import DemoFiles, DemoRun, build_demo_files
 from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
 from workbench.demo.runs import DEPTH
 from workbench.models import Collection
@@ -108,6 +112,7 @@ def demo_build() -> DemoReport:
                             f"{len(files.runs)} runs ({', '.join(r.tag for r in files.runs)}; {DEMO_LATE_RUN} "
                             "does not contribute to the pool)")
         report.lines.extend(_demo_pool_and_assignments(collection, Path(tmp)))
+        report.lines.extend(_demo_answers(collection, Path(tmp), files))
     results_release(track=track)
     report.lines.append(f"track {DEMO_SLUG!r}: open for 30 days, topics published, results released; "
                         f"{track.teams.count()} teams submitted the runs; 'participant' is in team {DEMO_TEAM!r}")
@@ -161,3 +166,26 @@ def _demo_pool_and_assignments(collection: Collection, tmp: Path) -> list[str]:
             f"the organizer's judgments: {judged.created} on topics {JUDGED_TOPICS[0]}-{JUDGED_TOPICS[-1]}",
             f"assigned topics {', '.join(shared)} to both assessors and split topics {', '.join(rest)} "
             "between them"]
+
+
+def _demo_answers(collection: Collection, tmp: Path, files: DemoFiles) -> list[str]:
+    """The answer track (``workbench.demo.answers``): four answer runs on topics 1-14, nugget banks for topics
+    7-14 with the organizer's assignments, the cited segments pooled, and the nugget pool's topics 7-9 given to
+    both assessors (so that they can compare their assignments with the organizer's)."""
+    documents = {d.docno: (d.title, d.text) for d in collection.documents.only("docno", "title", "text")}
+    topics = list(collection.topics.values("qid", "title", "description"))
+    answer_files = demo_answers.write_answer_runs(tmp, documents, {r.tag: r.path for r in files.runs},
+                                                  {r.tag: r.team for r in files.runs}, topics)
+    imported = answers_import(collection=collection, sources=answer_files)
+    banks = demo_answers.write_nugget_banks(tmp / "nuggets.jsonl", documents, topics)
+    nuggets_import(collection=collection, source=tmp / "nuggets.jsonl")
+    demo_answers.write_assignments(tmp / "assignments.jsonl", answer_files, banks)
+    assigned = assignments_import(collection=collection, source=tmp / "assignments.jsonl", assessor="organizer")
+    cited = cited_pool_build(collection=collection, seed=DEMO_SEED)
+    nugget_pool = answer_pool_build(collection=collection, kind="nugget", seed=DEMO_SEED).pool
+    answer_pool_build(collection=collection, kind="support", seed=DEMO_SEED)
+    assessors = list(User.objects.filter(username__in=["assessor", "assessor2"]).order_by("username"))
+    answer_tasks_assign(pool=nugget_pool, assessors=assessors, overlap=2, topics=["7", "8", "9"])
+    return [f"answer runs: {', '.join(i.run.tag for i in imported)} on topics 1-14; nugget banks for "
+            f"{len(banks)} topics; {assigned.created} nugget assignments by the organizer; cited segments pooled "
+            f"as {cited.pool.name!r} ({cited.total} documents); nugget topics 7-9 given to both assessors"]
