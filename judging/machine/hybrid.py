@@ -7,7 +7,7 @@ log-odds of its probability where it gave one, else its grade's distance from th
 grade). Per topic, ``P(human says relevant | margin)`` is a logistic curve ``a + b * margin``; its two
 coefficients are the maximum a posteriori fit on that topic's human judgments under a Gaussian prior centred on
 the curve fitted on every topic (the slope kept positive) (scikit-learn's logistic regression), so a topic with few or one-sided human
-judgments keeps the collection's curve and a topic with many gets its own (scipy's L-BFGS). Fitting costs
+judgments keeps the collection's curve and a topic with many gets its own (scipy's TNC). Fitting costs
 milliseconds: it is redone whenever it is read (routing, the ``hybrid`` qrels policy, each round of a simulation).
 
 Routing by expected gain: asking a human about a pair corrects the calibrated label with probability
@@ -98,7 +98,7 @@ def _topic(margin: np.ndarray, relevant: np.ndarray, prior: np.ndarray) -> tuple
 
     strength = np.asarray(PRIOR_STRENGTH)
     start = np.array([prior[0], max(prior[1], MIN_SLOPE)])
-    found = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=[(None, None), (MIN_SLOPE, None)])
+    found = minimize(loss, start, jac=True, method="TNC", bounds=[(None, None), (MIN_SLOPE, None)])
     return float(found.x[0]), float(found.x[1])
 
 
