@@ -12,7 +12,17 @@ from django.urls import reverse
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
-from evaluation import board_pages, plots, pool_estimates, release, scores, scoring, selectors, tables
+from evaluation import (
+    board_pages,
+    measure_choices,
+    plots,
+    pool_estimates,
+    release,
+    scores,
+    scoring,
+    selectors,
+    tables,
+)
 from evaluation.access import results_view
 from evaluation.curves import run_curves
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
@@ -153,9 +163,7 @@ def download_release_file(request: HttpRequest, collection: Collection, job_id: 
 def _choices(request: HttpRequest, collection: Collection) -> dict:
     """Measures, qrels policy, topics and test chosen in the query string. Topics: ``complete`` (only the
     fully judged ones) by default when some topics are partly judged, else ``all``."""
-    measures = [m for m in request.GET.getlist("m") if m.strip()]
-    measures += request.GET.get("measures", "").replace(",", " ").split()
-    measures = measures or None
+    measures = measure_choices.requested(request.GET) or None
     policy = request.GET.get("qrels") or POLICIES.default
     assessor = None
     if policy.startswith("assessor:"):
@@ -168,6 +176,8 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
                                 default="complete" if done.has_partial and done.complete else "all")
     scoped = policy + scoring.COMPLETE if topics == "complete" else policy
     return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
+            "measure_rows": measure_choices.rows(measures or DEFAULT_MEASURES),
+            "measure_groups": measure_choices.groups(measures or DEFAULT_MEASURES),
             "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction,
             "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),

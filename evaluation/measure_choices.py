@@ -1,0 +1,74 @@
+"""The leaderboard's measure choice, generated from the measure families' declarations
+(:mod:`evaluation.engine.families`): one row per chosen measure, a select of the families that rank runs (grouped
+as trec_eval's and the workbench's own, each with its label) and, for a family that takes parameters
+(``ndcg_cut.10``, ``rbp.p=0.8``), a typed input for them with the family's syntax as placeholder.
+
+The query string carries rows as ``family`` and ``param`` pairs (``family=ndcg_cut&param=10``); the older
+``m``/``measures`` requests (``ndcg_cut.10``) are still read. Whatever comes in is checked by the engine's parser,
+from the same declarations (an unknown family or a malformed parameter is one line on the error page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluation.engine.declaration import SYNTAX
+from evaluation.engine.spec import SPECS, from_ir_measures
+
+__all__ = ["groups", "requested", "rows"]
+
+#: blank rows under the chosen ones: a measure can be added without JavaScript
+BLANK_ROWS = 1
+
+
+def requested(query) -> list[str]:
+    """The measures a query string asks for (``query``: a QueryDict), as trec_eval requests, in the given order:
+    the ``family``/``param`` rows (a blank family is skipped), then ``m`` and ``measures``."""
+    families, params = query.getlist("family"), query.getlist("param")
+    found = []
+    for i, family in enumerate(families):
+        family = family.strip()
+        given = params[i].strip() if i < len(params) else ""
+        if family:
+            found.append(f"{family}.{given}" if given else family)
+    found += [m for m in query.getlist("m") if m.strip()]
+    found += query.get("measures", "").replace(",", " ").split()
+    return found
+
+
+def groups(chosen: Sequence[str] = ()) -> list[dict]:
+    """The select's option groups: each family a leaderboard can rank runs by (plus any other chosen one), with
+    its label, whether it takes parameters, the syntax and its default request as a hint."""
+    chosen_names = {_split(r)[0] for r in chosen}
+    offered = [s for s in SPECS.values() if s.ranks_runs or s.name in chosen_names]
+
+    def option(spec) -> dict:
+        return {"name": spec.name, "label": spec.label or spec.name, "takes_params": spec.takes_params,
+                "syntax": SYNTAX.get(spec.kind, ""), "help": spec.help}
+
+    typed = [{"name": n, "label": n, "takes_params": True, "syntax": "", "help": ""}
+             for n in sorted(chosen_names - set(SPECS))]  # a nickname or a typo: kept, the parser says what it is
+    found = [{"label": "trec_eval's measures", "families": [option(s) for s in offered if s.trec]},
+             {"label": "the workbench's own", "families": [option(s) for s in offered if not s.trec]}]
+    return found + ([{"label": "as typed", "families": typed}] if typed else [])
+
+
+def _split(request: str) -> tuple[str, str]:
+    """``ndcg_cut.10`` -> (``ndcg_cut``, ``10``); an ir_measures name as its trec_eval request first."""
+    try:
+        request = from_ir_measures(request)
+    except ValueError:
+        pass  # refused by the parser, with its line, when the page evaluates it
+    name, _, params = request.partition(".")
+    return name, params
+
+
+def rows(chosen: Sequence[str]) -> list[dict]:
+    """One row per chosen measure (family and parameters as typed) and ``BLANK_ROWS`` empty ones."""
+    found = []
+    for request in chosen:
+        name, params = _split(request)
+        spec = SPECS.get(name)
+        found.append({"family": name, "param": params, "takes_params": spec is None or spec.takes_params,
+                      "syntax": SYNTAX.get(spec.kind, "") if spec else ""})
+    return found + [{"family": "", "param": "", "takes_params": True, "syntax": ""}] * BLANK_ROWS
