@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from evaluation import selectors
+from evaluation import board, cache, selectors, tasks
 from judging.models import Judgment
 from participation.models import Submission
 from tests.api.conftest import bearer
@@ -146,3 +146,19 @@ def test_a_team_lists_its_runs_and_replaces_one_over_http_as_the_portal_does(cli
     # another team's runs are not listed to red, nor red's to a stranger
     assert [r["tag"] for r in client.get(f"/api/v1/tracks/{slug}/runs", **bearer(blue)).json()] == ["blue-b",
                                                                                                    "blue-a"]
+
+
+def test_while_the_scores_are_computed_per_topic_results_and_leaderboard_answer_202_with_the_job(
+        client, judged, organizer, settings):
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}  # no worker comes
+    Judgment.objects.filter(collection=judged, docno="d8").delete()
+    Judgment.objects.create(collection=judged, topic=judged.topics.get(qid="303"), docno="d7", grade=1,
+                            assessor="nist", source=Judgment.Source.IMPORT)
+    tasks.request_board(judged)  # what the import's service asks once committed
+    cache.clear_caches()
+    job = Job.objects.filter(collection=judged, kind=board.KIND, status=Job.Status.QUEUED).get()
+    for path in ("results", "leaderboard"):  # recall.5: a measure the previous board has not, so none to show
+        answer = client.get(f"/api/v1/collections/{judged.slug}/{path}", {"measures": "map,P.10,recall.5"},
+                            **bearer(organizer))
+        assert answer.status_code == 202 and answer["Retry-After"] == "5"
+        assert answer.json() == {"detail": "the scores are being computed; try again in a moment", "job": job.pk}
