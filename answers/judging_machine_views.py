@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from django.contrib import messages
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -14,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 from answers.judging_machine import nugget_agreement
 from answers.judging_tasks import KIND, assign_nuggets
 from answers.machine import ASSIGNERS
-from answers.models import AnswerPool
+from answers.models import AnswerPool, NuggetBank
 from judging.machine_endpoints import endpoint_choices
 from workbench import jobs
 from workbench.access import collection_for_organizer, organizer_required
@@ -69,7 +70,10 @@ def nugget_assessors(request: HttpRequest, slug: str) -> HttpResponse:
     rows = [{"a": r.assessor_a, "b": r.assessor_b, "n": int(r.n_shared), "agreement": _number(r.agreement),
              "kappa": _number(r.kappa), "weighted_kappa": _number(r.weighted_kappa), "alpha": _number(r.alpha)}
             for r in agreement.itertuples(index=False)]
-    context = {"collection": collection, "rows": rows, "assigners": list(ASSIGNERS),
+    banks = {b.topic_id: b for b in NuggetBank.objects.filter(collection=collection).annotate(size=Count("nuggets"))
+             .order_by("topic_id", "version")}
+    topics = [{"topic": t, "bank": banks.get(t.pk)} for t in collection.topics.order_by("qid")]
+    context = {"collection": collection, "rows": rows, "assigners": list(ASSIGNERS), "topics": topics,
                "pools": AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET),
                "endpoints": endpoint_choices()}
     return render(request, "answers/judge_machines.html", context, status=200 if request.method == "GET" else 400)

@@ -55,6 +55,7 @@ def test_the_embedding_assigner_labels_the_pool_as_a_machine_assessor_and_never_
     client.force_login(organizer)
     page = client.get(URL).content.decode()
     assert "Run embedding" in page and "Support from" in page  # the fields come from the declaration
+    assert reverse("answers:bank", args=["rag", "301"]) in page and "none yet" in page  # 301 has a bank, 302 none
     response = client.post(URL, {"kind": "embedding", "pool": _pool(collection).pk})
     job = Job.objects.get(kind="nugget machine assignment")
     assert response.status_code == 302 and job.status == Job.Status.DONE, job.error
