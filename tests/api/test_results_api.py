@@ -162,3 +162,19 @@ def test_while_the_scores_are_computed_per_topic_results_and_leaderboard_answer_
                             **bearer(organizer))
         assert answer.status_code == 202 and answer["Retry-After"] == "5"
         assert answer.json() == {"detail": "the scores are being computed; try again in a moment", "job": job.pk}
+
+
+def test_a_team_reads_its_own_released_per_topic_results_with_the_organizer_s_numbers(client, judged, organizer,
+                                                                                      teams):
+    _, red = teams["red"]
+    url = f"/api/v1/tracks/{judged.slug}/results"
+    assert client.get(url, **bearer(red)).json()["released"] is False
+    assert client.put(f"/api/v1/tracks/{judged.slug}/release", {"released": True}, content_type="application/json",
+                      **bearer(organizer)).status_code == 200
+    mine = client.get(url, **bearer(red)).json()
+    assert mine["released"] is True and [run["tag"] for run in mine["runs"]] == ["red-a"]  # not blue's
+    organizers = client.get(f"/api/v1/collections/{judged.slug}/results", {"runs": "red-a"},
+                            **bearer(organizer)).json()["runs"][0]["per_topic"]
+    assert {row["qid"]: row["score"] for row in mine["runs"][0]["topics"]} == pytest.approx(
+        {qid: values["map"] for qid, values in organizers.items()})
+    assert client.get(f"/api/v1/collections/{judged.slug}/results", **bearer(red)).status_code == 403
