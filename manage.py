@@ -1,10 +1,16 @@
 #!/usr/bin/env python
 """Django's command-line utility for the workbench.
 
-A command that needs neither Django nor a database says so in its own module with a module-level
-``STANDALONE = "package.module:function"`` (``function(argv) -> exit code``, e.g. ``manage.py trec_eval``):
-it is read from the command's file without importing it and run before Django starts (about 1 s less
-start-up). Every other command, ``manage.py help`` and ``call_command`` go through Django as usual.
+A command that needs no database and no app says so in its own module, with a module-level ``STANDALONE``
+read from the command's file without importing it:
+
+- ``STANDALONE = "package.module:function"``: ``function(argv) -> exit code`` runs, Django is not even imported
+  (``manage.py trec_eval``);
+- ``STANDALONE = True``: the module's ``Command`` runs as Django runs it (same options, help and errors) but
+  without ``django.setup()``: no app, model or registry is loaded (the file-only commands such as ``curves``).
+
+Either saves the whole of Django's start-up (every app's models and registries). Every other command,
+``manage.py help`` and ``call_command`` go through Django as usual.
 """
 import ast
 import os
@@ -14,14 +20,17 @@ from pathlib import Path
 
 
 def standalone(name: str) -> str | None:
-    """``STANDALONE`` of the command ``name`` (``"module:function"``), None when it has none or no such file."""
+    """What runs the command ``name`` without Django's start-up: ``"module:function"``, or ``"module:Command"``
+    for ``STANDALONE = True``; None when its module declares neither (or there is no such command)."""
     if not name.isidentifier():
         return None
-    for path in Path(__file__).resolve().parent.glob(f"*/management/commands/{name}.py"):
+    root = Path(__file__).resolve().parent
+    for path in root.glob(f"*/management/commands/{name}.py"):
         for node in ast.parse(path.read_bytes()).body:
             if (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["STANDALONE"]
-                    and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-                return node.value.value
+                    and isinstance(node.value, ast.Constant) and node.value.value not in (None, False)):
+                value = node.value.value
+                return value if isinstance(value, str) else ".".join(path.relative_to(root).with_suffix("").parts) + ":Command"
     return None
 
 
@@ -30,11 +39,15 @@ def main() -> None:
     # workbench/wsgi.py): about 25 MB less at peak for trec_eval on 5,000 topics. Arrow reads this when first
     # imported, so it is set before anything is.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
     entry = standalone(sys.argv[1]) if len(sys.argv) > 1 else None
     if entry:
-        module, function = entry.split(":")
-        sys.exit(getattr(import_module(module), function)(sys.argv[2:]))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
+        module, name = entry.split(":")
+        runs = getattr(import_module(module), name)
+        if isinstance(runs, type):  # a Django command: its own parser, output and errors, no app loaded
+            runs().run_from_argv(sys.argv)
+            sys.exit(0)
+        sys.exit(runs(sys.argv[2:]))
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

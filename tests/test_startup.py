@@ -49,16 +49,43 @@ def test_a_command_without_standalone_still_starts_django():
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda p: p.stem)
-def test_a_declared_standalone_entry_is_a_function_of_a_module_that_does_not_need_django(path):
+def test_a_declared_standalone_entry_runs_without_loading_any_app(path):
     entry = manage.standalone(path.stem)
     module = importlib.import_module(f"{path.parent.parent.parent.name}.management.commands.{path.stem}")
-    assert entry == getattr(module, "STANDALONE", None)  # what manage.py reads without importing is what it says
-    if entry:
-        target, _, function = entry.partition(":")
-        assert callable(getattr(importlib.import_module(target), function))
+    declared = getattr(module, "STANDALONE", None)
+    assert entry == (f"{module.__name__}:Command" if declared is True else declared)  # read without importing it
+    if not entry:
+        return
+    target, _, name = entry.partition(":")
+    if declared is not True:  # a function of a module that does not even import Django
+        assert callable(getattr(importlib.import_module(target), name))
         done = subprocess.run([sys.executable, "-c", f"import sys, {target}; sys.exit('django' in sys.modules)"],
                               cwd=ROOT, capture_output=True)
         assert done.returncode == 0, f"{target} imports Django"
+        return
+    code = ("import atexit, runpy, sys; from django.apps import apps; "
+            "atexit.register(lambda: sys.stderr.write(f'apps loaded: {apps.ready}')); "
+            f"sys.argv = ['manage.py', {path.stem!r}, '--help']; runpy.run_path('manage.py', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings"})
+    assert done.returncode == 0 and done.stdout.startswith(f"usage: manage.py {path.stem} "), done.stderr
+    assert done.stderr.endswith("apps loaded: False")
+
+
+def test_a_file_command_without_django_prints_and_refuses_as_through_django(tmp_path, capsys):
+    from django.core.management import CommandError, call_command
+
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    run.write_text("1 Q0 d2 1 2.0 mine\n1 Q0 d1 2 1.0 mine\n")
+    call_command("curves", str(qrels), str(run))
+    done = run_manage("curves", str(qrels), str(run), settings="workbench.settings")
+    assert (done.returncode, done.stdout, done.stderr) == (0, capsys.readouterr().out, "")
+    assert done.stdout.splitlines()[0] == "topic\trecall\tprecision"
+    with pytest.raises(CommandError) as refused:
+        call_command("curves", str(qrels), str(tmp_path / "missing"))
+    done = run_manage("curves", str(qrels), str(tmp_path / "missing"), settings="workbench.settings")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", f"Error: {refused.value}\n")
 
 
 def test_names_that_are_not_commands_go_to_django():

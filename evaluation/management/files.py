@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from evaluation.engine.spec import MeasureError
 from workbench.formats import FormatError
-from workbench.management.base import Error
+from workbench.management.errors import Error  # not .base: these commands run before Django starts
 
 
 @contextlib.contextmanager

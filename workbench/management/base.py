@@ -4,17 +4,16 @@ standard error, a non-zero exit, no traceback; progress as a bar on a terminal, 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.db import InterfaceError, OperationalError, connection
 
 from workbench.formats import FormatError
+from workbench.management.errors import Error
 from workbench.management.progress import Shown
 from workbench.models import Collection
 from workbench.services import ImportRefused
 
-
-class Error(CommandError):
-    """Django prints a CommandError as "ClassName: message", so this reads "Error: path:3: ..."."""
+__all__ = ["Error", "WorkbenchCommand"]
 
 
 class WorkbenchCommand(BaseCommand):

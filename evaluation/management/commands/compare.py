@@ -13,12 +13,17 @@ from evaluation.engine.corrections import CORRECTIONS
 from evaluation.engine.spec import parse_measures
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_qrels_table, read_run_arrays
-from workbench.management.base import Error
+from workbench.management.errors import Error
+
+#: manage.py runs this command without starting Django (files only: no database, no app; see manage.py)
+STANDALONE = True
 
 
 class Command(BaseCommand):
     help = ("Compare runs on several measures: a table of means, each marked with the runs it is "
             "significantly better than (paired tests with a correction, or Tukey's HSD).")
+    requires_system_checks: list = []
+    requires_migrations_checks = False
 
     def add_arguments(self, parser):
         parser.add_argument("qrels")

@@ -13,9 +13,14 @@ from evaluation.engine.curves import KINDS, curves
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_qrels_table, read_run_arrays, spreadsheet
 
+#: manage.py runs this command without starting Django (files only: no database, no app; see manage.py)
+STANDALONE = True
+
 
 class Command(BaseCommand):
     help = "Print the points of a run's precision-recall (non-interpolated or 11-point) or ROC curve."
+    requires_system_checks: list = []
+    requires_migrations_checks = False
 
     def add_arguments(self, parser):
         parser.add_argument("qrels")

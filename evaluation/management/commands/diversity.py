@@ -11,7 +11,7 @@ from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.intent_aware import evaluate, parse_subtopic_qrels
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_run
-from workbench.management.base import Error
+from workbench.management.errors import Error
 
 
 def _cutoffs(text: str) -> tuple[int, ...]:
@@ -22,6 +22,9 @@ def _cutoffs(text: str) -> tuple[int, ...]:
     if not values or min(values) < 1:
         raise Error(f"--cutoffs {text!r}: each cut-off must be at least 1")
     return values
+
+#: manage.py runs this command without starting Django (files only: no database, no app; see manage.py)
+STANDALONE = True
 
 
 class Command(BaseCommand):

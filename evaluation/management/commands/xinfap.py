@@ -10,7 +10,10 @@ from evaluation.engine.curves import ranked_docnos
 from evaluation.engine.xinfap import confidence_intervals, evaluate, parse_sampled_qrels, report_lines
 from evaluation.management.files import one_line_errors
 from workbench.formats import read_run
-from workbench.management.base import Error
+from workbench.management.errors import Error
+
+#: manage.py runs this command without starting Django (files only: no database, no app; see manage.py)
+STANDALONE = True
 
 
 class Command(BaseCommand):
