@@ -20,6 +20,7 @@ from functools import partial
 from django.db import transaction
 from django.db.models import Exists, OuterRef, QuerySet
 
+from judging.machine.bias import looks_manipulated, over_limit
 from judging.machine.hybrid import fit_topics
 from judging.machine_hybrid import HybridRefused, judge_pairs
 from judging.models import Assignment, AssignmentItem, Judgment
@@ -28,6 +29,7 @@ from judging.qrels import qrels
 from pooling.advance import Advance, pool_advance
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
+from workbench.models import Document
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +161,8 @@ def route_order(uncertainty: dict[str, float], docnos: Sequence[str], *, audit_s
 def routing_gain(judge) -> dict[tuple[int, str], float]:
     """Per (topic pk, docno) the judge labelled, the chance its calibrated label is wrong (``min(p, 1 - p)``,
     the expected gain of asking a human): the per-topic calibration (``judging.machine.hybrid``) refitted on
-    the human grades the collection has now."""
+    the human grades the collection has now. A judge whose bias check was over its limit
+    (``judging.machine_bias``) has the documents that look stuffed or injected asked first (gain 1)."""
     collection = judge.collection
     pairs = judge_pairs(collection, judge.name)
     human = qrels(collection, policy=HUMAN).rename(columns={"rel": "human"})
@@ -167,7 +170,15 @@ def routing_gain(judge) -> dict[tuple[int, str], float]:
     calibration = fit_topics(qids=seen["qid"], margin=seen["margin"], relevant=seen["human"] >= collection.relevant_from)
     p = calibration.probability(pairs["qid"], pairs["margin"])
     topic_ids = dict(collection.topics.values_list("qid", "pk"))
-    return {(topic_ids[q], d): float(min(v, 1 - v)) for q, d, v in zip(pairs["qid"], pairs["docno"], p, strict=True)}
+    gain = {(topic_ids[q], d): float(min(v, 1 - v)) for q, d, v in zip(pairs["qid"], pairs["docno"], p, strict=True)}
+    if over_limit(judge.config):  # its grades of documents that look stuffed or injected are not trusted: humans first
+        queries = {t.pk: t.title or t.description for t in collection.topics.all()}
+        texts = dict(Document.objects.filter(collection=collection, docno__in=set(pairs["docno"]))
+                     .values_list("docno", "text"))
+        for topic_id, docno in gain:
+            if looks_manipulated(queries[topic_id], texts.get(docno, "")):
+                gain[(topic_id, docno)] = 1.0
+    return gain
 
 
 def queues_route(*, judge, pool, audit_share: float = AUDIT_SHARE) -> int:
