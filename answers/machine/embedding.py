@@ -1,8 +1,8 @@
 """The ``embedding`` nugget assigner, a weak baseline with no network: the answer and each nugget embedded with
 the bundled multilingual-e5-small (the ``embedding`` judge's model, ``judging.machine.embedding``), their cosine
 turned into a label by two thresholds: ``support_from`` and above is support, ``partial_from`` and above partial
-support, below not support. The answer is read as the query and the nuggets as passages, so that one call embeds
-an answer once and all its nuggets. A similarity is not a judgment of whether a fact is stated: use it to sort
+support, below not support. The answer is read as the query and the nuggets as passages: each answer is
+embedded once, and each nugget once for all the answers of its topic. A similarity is not a judgment of whether a fact is stated: use it to sort
 and to compare with people, not in their place. Django-free.
 """
 
@@ -12,10 +12,12 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from answers.machine.base import AnswerNuggets, MachineError, NuggetVerdict
 from judging.machine.base import JudgeError, Provenance, Scale
 from judging.machine.declaration import JudgeKind
-from judging.machine.embedding import EmbeddingJudge
+from judging.machine.embedding import EmbeddingJudge, encoder
 from workbench.formats.declarations import declared, param
 
 __all__ = ["ASSIGNER", "EmbeddingAssigner", "EmbeddingOptions"]
@@ -48,24 +50,32 @@ class EmbeddingAssigner:
             return "support"
         return "partial_support" if cosine >= self.options["partial_from"] else "not_support"
 
-    def assign_one(self, item: AnswerNuggets) -> list[NuggetVerdict]:
-        if not item.text.strip():
-            return [NuggetVerdict(item.answer_id, nid, ok=False, error="the answer has no text to read")
-                    for nid, _ in item.nuggets]
-        started = time.perf_counter()
+    def assign(self, items: Iterable[AnswerNuggets], tick: float | None = None) -> Iterator[NuggetVerdict | None]:
+        """Each answer embedded once, each distinct nugget text once (the nuggets of a topic are shared by its
+        answers), the labels from their cosines."""
         try:
-            cosines = self.judge.scores(item.text, [text for _, text in item.nuggets])
+            model = encoder()
         except JudgeError as exc:
             raise MachineError(str(exc)) from None
-        each = int((time.perf_counter() - started) * 1000 / max(1, len(item.nuggets)))
-        return [NuggetVerdict(item.answer_id, nid, ok=True, label=self.label(float(c)), score=float(c),
-                              raw_reply=f"cosine {float(c):.4f}", latency_ms=each)
-                for (nid, _), c in zip(item.nuggets, cosines, strict=True)]
-
-    def assign(self, items: Iterable[AnswerNuggets], tick: float | None = None) -> Iterator[NuggetVerdict | None]:
+        vectors: dict[str, np.ndarray] = {}
         for item in items:
-            if item.nuggets:
-                yield from self.assign_one(item)
+            if not item.nuggets:
+                continue
+            if not item.text.strip():
+                yield from (NuggetVerdict(item.answer_id, nid, ok=False, error="the answer has no text to read")
+                            for nid, _ in item.nuggets)
+                continue
+            started = time.perf_counter()
+            missing = list(dict.fromkeys(t for _, t in item.nuggets if t not in vectors))
+            if missing:
+                found = np.asarray(model.passage([t or " " for t in missing]), dtype=np.float32).reshape(len(missing), -1)
+                vectors.update(zip(missing, found, strict=True))
+            query = np.asarray(model.query(item.text), dtype=np.float32)
+            each = int((time.perf_counter() - started) * 1000 / len(item.nuggets))
+            for nid, text in item.nuggets:
+                cosine = float(vectors[text] @ query)
+                yield NuggetVerdict(item.answer_id, nid, ok=True, label=self.label(cosine), score=cosine,
+                                    raw_reply=f"cosine {cosine:.4f}", latency_ms=each)
 
 
 ASSIGNER = JudgeKind("embedding", "Nugget assigner by embedding similarity (bundled model, no network)",

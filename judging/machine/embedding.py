@@ -18,7 +18,7 @@ from judging.machine.base import JudgeError, Pair, Provenance, Scale, Verdict
 from judging.machine.calibration import Calibration, default_calibration, topic_z
 from judging.machine.declaration import JudgeKind
 
-__all__ = ["JUDGE", "EmbeddingJudge", "passages"]
+__all__ = ["JUDGE", "EmbeddingJudge", "encoder", "passages"]
 
 #: words per passage, the step between passages, and the most passages read per document
 WINDOW, STRIDE, MAX_PASSAGES = 96, 64, 12
@@ -43,6 +43,12 @@ def _model():
         return E5(num_threads=int(os.environ.get("EMBEDDING_THREADS", "1")))
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise JudgeError(f"the embedding model could not be loaded: {exc}") from None
+
+
+def encoder():
+    """The bundled model, loaded once per process and shared by whatever embeds with it (the answers' nugget
+    assigner too): ``encoder().query(text)`` and ``encoder().passage(texts)`` give unit vectors."""
+    return _model()
 
 
 @cache
