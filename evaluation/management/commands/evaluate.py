@@ -3,12 +3,15 @@
 
 trec_eval's rules (unjudged = non-relevant, ``-M 1000``, relevant from the collection's ``relevant_from``);
 measure names as trec_eval prints them. Each run says whether it contributed to the pool and its judged@10,
-and is flagged when it did not contribute or judged@10 is below ``--judged-threshold``.
+and is flagged when it did not contribute or judged@10 is below ``--judged-threshold``. The scores go to
+standard output; how far it is (a bar on a terminal, lines on a pipe) and its closing line to standard error.
 """
 
 from __future__ import annotations
 
 import json
+import time
+from types import SimpleNamespace
 
 from evaluation.engine.cli import format_value
 from evaluation.scoring import EvaluationError, parse_requests
@@ -17,6 +20,7 @@ from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, QRELS_POLICIES
 from workbench.formats import spreadsheet
 from workbench.management.base import Error, WorkbenchCommand
+from workbench.management.progress import Shown
 
 #: "current" is the default policy's other name
 POLICIES = ("current", *QRELS_POLICIES)
@@ -50,13 +54,21 @@ class Command(WorkbenchCommand):
         elif opts["qrels"] != "current":
             policy = opts["qrels"]
         measures = opts["measures"] or list(DEFAULT_MEASURES)
+        started = time.monotonic()
         try:
-            board = leaderboard(collection, measures=measures, tags=opts["runs"], qrels_policy=policy,
-                                assessor=assessor, judged_threshold=opts["judged_threshold"])
             kinds = {n: m.spec.value for m in parse_requests(measures) for n in m.names}
+            with Shown(SimpleNamespace(stdout=self.stderr), 1, "stage", f"evaluating {collection.slug}") as shown:
+                if not shown.terminal:  # standard output is the scores: how far it is goes to standard error
+                    self.stderr.write(f"0% evaluating {collection.slug}: reading the runs and the qrels, scoring "
+                                      f"{len(opts['runs']) if opts['runs'] else 'every'} run(s)")
+                board = leaderboard(collection, measures=measures, tags=opts["runs"], qrels_policy=policy,
+                                    assessor=assessor, judged_threshold=opts["judged_threshold"])
+                shown.report(f"evaluating {collection.slug}: {len(board.runs)} runs scored", 1)
         except EvaluationError as exc:
             raise Error(str(exc)) from None
         {"json": self._json, "csv": self._csv, "trec": self._trec}[opts["format"]](board, kinds)
+        self.stderr.write(f"evaluated {len(board.runs)} runs of {collection.slug!r} on {len(board.topics)} topics "
+                          f"({', '.join(board.measures)}; qrels {opts['qrels']}); {time.monotonic() - started:.1f} s")
 
     def _json(self, board, kinds) -> None:
         self.stdout.write(json.dumps(board.as_dict(per_topic=True), indent=1))

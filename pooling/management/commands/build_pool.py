@@ -1,3 +1,5 @@
+import time
+
 from pooling.management.commands._strategy_options import (
     add_gathered_options,
     add_param_options,
@@ -7,6 +9,7 @@ from pooling.management.commands._strategy_options import (
 from pooling.params import topic_depths
 from pooling.services import PoolRefused, pool_build, seed_from
 from pooling.strategies import registry
+from pooling.tasks import copy_in_pooled
 from workbench.management.base import Error, WorkbenchCommand
 
 #: the parameters ``pool_build`` takes by name; a strategy's others go in its ``options``
@@ -36,26 +39,46 @@ class Command(WorkbenchCommand):
     def handle(self, *args, **opts):
         collection = self.get_collection(opts["slug"])
         chosen = registry.get(opts["strategy"])
+        started = time.monotonic()
         try:
             values = given_params(opts, chosen)
             depth = values.get("depth")
             if values.get("topic_depth"):
                 depth = topic_depths(depth, values["topic_depth"], collection)
             objects = gathered_objects(opts, values, chosen)
-            summary = pool_build(collection=collection, name=opts["name"], strategy=chosen.name,
-                                 depth=depth, budget=values.get("budget"), total_budget=values.get("total_budget"),
-                                 tags=opts["runs"], runs_per_team=opts["runs_per_team"],
-                                 seed=seed_from(opts["seed"]), order=opts["order"], strata=values.get("strata"),
-                                 shared=bool(values.get("shared")), **objects,
-                                 options={p.name: values[p.name] for p in chosen.params
-                                          if p.into is None and p.name in values and p.name not in COMMON} or None)
+            with self.progress(1, "stage", f"pool {opts['name']} ({chosen.name})") as shown:
+                if not shown.terminal:  # the bar shows the time it takes; a pipe gets where it starts
+                    self.stdout.write(f"0% pool {opts['name']}: reading the runs, pooling with {chosen.name} and "
+                                      "writing the entries")
+                summary = pool_build(collection=collection, name=opts["name"], strategy=chosen.name,
+                                     depth=depth, budget=values.get("budget"), total_budget=values.get("total_budget"),
+                                     tags=opts["runs"], runs_per_team=opts["runs_per_team"],
+                                     seed=seed_from(opts["seed"]), order=opts["order"], strata=values.get("strata"),
+                                     shared=bool(values.get("shared")), **objects,
+                                     options={p.name: values[p.name] for p in chosen.params
+                                              if p.into is None and p.name in values and p.name not in COMMON} or None)
+                shown.report(f"pool {opts['name']}: {summary.added:,} documents added", 1)
         except (PoolRefused, ValueError) as exc:
             raise Error(str(exc)) from None
+        copied = self._copy_in(collection, summary.pool)
         pool = summary.pool
-        self.stdout.write(f"pool {pool} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added "
-                          f"{summary.added} documents in round {summary.round}; {summary.total} documents on "
-                          f"{summary.topics} topics {summary.runs_text()}")
-        from pooling.tasks import copy_in_pooled
+        self.stdout.write("; ".join([
+            f"pool {pool} ({pool.strategy}, seed {pool.seed}, {pool.order} order): added {summary.added} documents "
+            f"in round {summary.round}; {summary.total} documents on {summary.topics} topics {summary.runs_text()}",
+            *copied]) + f"; {time.monotonic() - started:.1f} s")
 
-        for line in copy_in_pooled(collection, pool, None):
-            self.stdout.write(line)
+    def _copy_in(self, collection, pool) -> list[str]:
+        """The pooled documents' text copied in from a corpus used by reference, shown by document."""
+        with self.progress(None, "document", "copying in the pooled documents' text") as shown:
+            return copy_in_pooled(collection, pool, _Steps(shown))
+
+
+class _Steps:
+    """A job's ``step(text, done=, total=)`` (what :func:`pooling.tasks.copy_in_pooled` reports to) shown by a
+    command's progress."""
+
+    def __init__(self, shown) -> None:
+        self.shown = shown
+
+    def step(self, text: str, *, done: int | None = None, total: int | None = None) -> None:
+        self.shown.report(text, done or 0, total)
