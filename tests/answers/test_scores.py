@@ -104,3 +104,6 @@ def test_support_coverage_unjudged_citations_and_a_changed_bank_are_shown(db, tm
     assert (mean["qid"], mean["topics"], mean["bank_changed"]) == ("all", 1, 1)
     [machine] = answer_scores(collection, assessor="bot").to_dict("records")
     assert machine["strict_vital_score"] == 1.0
+    line, total = _scores_json("cite", "--all-columns")
+    assert (line["qid"], line["unjudged_citations"], line["bank_changed"], total["qid"]) == ("1", 1, True, "all")
+    assert line["support_recall"] == pytest.approx(0.5) and total["bank_version"] is None
