@@ -124,3 +124,25 @@ def test_nobody_else_reaches_the_assessors_pages(client, assessor, organizer, tr
     client.logout()
     assert _page(client).status_code == 302  # to the login page
     assert not NuggetAssignment.objects.exists()
+
+
+def test_a_busy_database_keeps_the_choice_marked_for_a_retry_and_records_nothing(client, assessor, track,
+                                                                                   monkeypatch):
+    from django.db import OperationalError
+
+    from answers import judging_views
+
+    def locked(**kwargs):
+        raise OperationalError("database is locked")
+
+    client.force_login(assessor)
+    page = _page(client)
+    monkeypatch.setattr(judging_views, "nugget_assignment_record", locked)
+    busy = _choose(client, page, "partial_support")
+    html = busy.content.decode()
+    assert busy.status_code == 503 and "was NOT saved: the database is busy" in html
+    assert 'value="partial_support" data-key="2" class=" pending"' in html  # the same pair, the choice marked
+    assert busy.context["step"].nugget.pk == page.context["step"].nugget.pk
+    monkeypatch.undo()
+    assert _choose(client, busy, "partial_support").status_code == 302
+    assert NuggetAssignment.objects.get().assignment == "partial_support"
