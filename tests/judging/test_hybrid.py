@@ -16,11 +16,14 @@ from scipy.special import expit
 from sklearn.metrics import cohen_kappa_score
 
 from evaluation.judge_card import judge_card
+from evaluation.qrels_comparison import side_qrels
+from evaluation.selectors import offered_policies
 from judging.machine.hybrid import fit_topics
 from judging.policies import HUMAN, HYBRID, MACHINE
 from judging.qrels import qrels
 from workbench.models import Topic
 from workbench.services import collection_create
+from workbench.tokens import token_create
 
 GRADES = [{"grade": 0, "label": "no"}, {"grade": 1, "label": "some"}, {"grade": 2, "label": "high"}]
 TOPICS = [str(q) for q in range(1, 9)]
@@ -171,3 +174,15 @@ def test_bad_input_is_one_line_and_writes_nothing(generated, change, message):
         call_command("simulate_hybrid", "hyb", *[x for pair in options.items() for x in pair], stdout=StringIO())
     assert message in str(failed.value) and "\n" not in str(failed.value)
     assert not (folder / "out.qrels").exists()
+
+
+def test_the_hybrid_policy_is_offered_wherever_policies_are(generated, organizer, client):
+    collection, frame, folder = generated
+    _write_human(frame.groupby("qid").head(10), folder / "some.qrels")
+    call_command("import_qrels", "hyb", str(folder / "some.qrels"), "--assessor", "nist", stdout=StringIO())
+    assert HYBRID in [p.name for p in offered_policies(collection)]
+    side = side_qrels(collection, "hybrid")
+    pd.testing.assert_frame_equal(side.qrels, qrels(collection, policy=HYBRID))
+    token = token_create(user=organizer)[1]
+    api = client.get("/api/v1/collections/hyb/qrels", {"policy": "hybrid"}, HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert api.status_code == 200 and len(api.json()["qrels"]) == len(frame) and api.json()["policy"] == "hybrid"
