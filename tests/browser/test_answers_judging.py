@@ -113,6 +113,10 @@ def test_an_organizer_uploads_answers_and_a_bank_and_an_assessor_assigns_nuggets
         expect(small.locator("#progress-text")).to_contain_text(f"{n + 1} of 6 assigned")
     expect(small.locator(".answer")).to_contain_text("every nugget of every answer of this topic is assigned")
     small.screenshot(path=str(screenshot_dir / "answers-3-done-390.png"))
+    small.goto(f"{live_server.url}/answers/rag/banks/301/")  # the assessor may edit the topic's bank too
+    expect(small.locator("textarea[name=text-0]")).to_have_value("Polio is caused by the poliovirus")
+    assert small.evaluate("document.documentElement.scrollWidth") <= 390
+    small.screenshot(path=str(screenshot_dir / "answers-5-bank-390.png"), full_page=True)
     phone.close()
     assert [a.assignment for a in NuggetAssignment.objects.order_by("id")] == choices
 
