@@ -17,17 +17,25 @@ from answers.banks_tasks import endpoint_config
 from answers.judging import current_bank
 from answers.machine import ASSIGNERS
 from answers.machine.base import AnswerNuggets, MachineError
-from answers.models import AnswerPool, AnswerPoolItem, AnswerSentence, NuggetAssignment, Source
+from answers.models import (
+    AnswerPool,
+    AnswerPoolItem,
+    AnswerSentence,
+    NuggetAssignment,
+    Source,
+    SupportJudgment,
+)
 from judging.agreement import pairwise_agreement
 from judging.machine.base import JudgeError
 from judging.models import MachineJudge
 
-__all__ = ["Tally", "assigner_for", "machine_assign_run", "nugget_agreement"]
+__all__ = ["Tally", "assigner_for", "machine_assign_run", "nugget_agreement", "support_agreement"]
 
 #: records written at once
 BATCH = 500
 #: each label as a grade for the agreement statistics (support highest)
 GRADES = {"not_support": 0, "partial_support": 1, "support": 2}
+SUPPORT_GRADES = {"no_support": 0, "partial_support": 1, "full_support": 2}
 
 
 @dataclass
@@ -134,15 +142,28 @@ def machine_assign_run(*, pool: AnswerPool, row: MachineJudge, assigner, report=
     return tally
 
 
-def nugget_agreement(collection) -> pd.DataFrame:
-    """Agreement of every pair of assessors (people and machines) on the (answer, nugget) pairs both assigned,
-    each assessor's current label: ``judging.agreement.pairwise_agreement`` with support 2, partial 1, none 0
-    (kappa: partial or full support against none)."""
+def _agreement(rows, grades: dict[str, int]) -> pd.DataFrame:
+    """``judging.agreement.pairwise_agreement`` of the latest label of each (assessor, item); ``rows`` in creation
+    order as (assessor, item, qid, label)."""
     latest = {}
-    for assessor, answer, nugget, qid, value in NuggetAssignment.objects.filter(collection=collection).order_by(
-            "created_at", "id").values_list("assessor", "answer_id", "nugget_id", "answer__topic__qid", "assignment"):
-        latest[(assessor, answer, nugget)] = (qid, value)
-    frame = pd.DataFrame([{"assessor": a, "qid": qid, "docno": f"{answer}/{nugget}", "grade": GRADES[value]}
-                          for (a, answer, nugget), (qid, value) in latest.items()],
+    for assessor, item, qid, value in rows:
+        latest[(assessor, item)] = (qid, value)
+    frame = pd.DataFrame([{"assessor": a, "qid": qid, "docno": item, "grade": grades[value]}
+                          for (a, item), (qid, value) in latest.items()],
                          columns=["assessor", "qid", "docno", "grade"]).astype({"grade": "int64"})
     return pairwise_agreement(frame, relevant_from=1)
+
+
+def nugget_agreement(collection) -> pd.DataFrame:
+    """Agreement of every pair of assessors (people and machines) on the (answer, nugget) pairs both assigned,
+    each assessor's current label, with support 2, partial 1, none 0 (kappa: partial or full support against none)."""
+    rows = NuggetAssignment.objects.filter(collection=collection).order_by("created_at", "id").values_list(
+        "assessor", "answer_id", "nugget_id", "answer__topic__qid", "assignment")
+    return _agreement(((a, f"{answer}/{nugget}", qid, v) for a, answer, nugget, qid, v in rows), GRADES)
+
+
+def support_agreement(collection) -> pd.DataFrame:
+    """The same for support judgments of (sentence, cited segment) pairs: full 2, partial 1, none 0."""
+    rows = SupportJudgment.objects.filter(collection=collection).order_by("created_at", "id").values_list(
+        "assessor", "sentence_id", "docno", "sentence__answer__topic__qid", "support")
+    return _agreement(((a, f"{sentence}/{docno}", qid, v) for a, sentence, docno, qid, v in rows), SUPPORT_GRADES)

@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from answers.judging_machine import nugget_agreement
+from answers.judging_machine import nugget_agreement, support_agreement
 from answers.judging_tasks import KIND, assign_nuggets
 from answers.machine import ASSIGNERS
 from answers.models import AnswerPool, NuggetBank
@@ -23,6 +23,12 @@ from workbench.access import collection_for_organizer, organizer_required
 
 def _number(value) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.3f}"
+
+
+def _rows(agreement) -> list[dict]:
+    return [{"a": r.assessor_a, "b": r.assessor_b, "n": int(r.n_shared), "agreement": _number(r.agreement),
+             "kappa": _number(r.kappa), "weighted_kappa": _number(r.weighted_kappa), "alpha": _number(r.alpha)}
+            for r in agreement.itertuples(index=False)]
 
 
 def _options(kind, post) -> dict:
@@ -66,14 +72,11 @@ def nugget_assessors(request: HttpRequest, slug: str) -> HttpResponse:
         started = _start(request, collection)
         if started is not None:
             return started
-    agreement = nugget_agreement(collection)
-    rows = [{"a": r.assessor_a, "b": r.assessor_b, "n": int(r.n_shared), "agreement": _number(r.agreement),
-             "kappa": _number(r.kappa), "weighted_kappa": _number(r.weighted_kappa), "alpha": _number(r.alpha)}
-            for r in agreement.itertuples(index=False)]
+    rows, support_rows = _rows(nugget_agreement(collection)), _rows(support_agreement(collection))
     banks = {b.topic_id: b for b in NuggetBank.objects.filter(collection=collection).annotate(size=Count("nuggets"))
              .order_by("topic_id", "version")}
     topics = [{"topic": t, "bank": banks.get(t.pk)} for t in collection.topics.order_by("qid")]
-    context = {"collection": collection, "rows": rows, "assigners": list(ASSIGNERS), "topics": topics,
+    context = {"collection": collection, "rows": rows, "support_rows": support_rows, "assigners": list(ASSIGNERS), "topics": topics,
                "pools": AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET),
                "endpoints": endpoint_choices()}
     return render(request, "answers/judge_machines.html", context, status=200 if request.method == "GET" else 400)

@@ -11,9 +11,15 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
-from answers.judging import next_nugget, nugget_assignment_record, task_for
-from answers.judging_machine import nugget_agreement
-from answers.models import AnswerPool, NuggetAssignment
+from answers.judging import (
+    next_nugget,
+    next_support,
+    nugget_assignment_record,
+    support_judgment_record,
+    task_for,
+)
+from answers.judging_machine import nugget_agreement, support_agreement
+from answers.models import AnswerPool, AnswerTask, NuggetAssignment
 from judging.models import MachineJudge
 from tests.answers.judging_fixtures import answer_track
 from tests.judging.chat_server import ChatServer
@@ -114,6 +120,23 @@ def test_agreement_between_a_person_and_the_machine(client, organizer, assessor,
     assert set(table.iloc[0][["assessor_a", "assessor_b"]]) == {"arthur", "machine:rag:nuggets-embedding"}
     page = client.get(URL).content.decode()
     assert "machine:rag:nuggets-embedding" in page and "<td>6</td>" in page
+
+
+def test_agreement_on_citation_support_between_two_people(client, organizer, assessor, track):
+    collection, bank, answers = track
+    ben = User.objects.create_user("ben", password="pw")
+    pool = AnswerPool.objects.get(collection=collection, kind="support")
+    AnswerTask.objects.create(pool=pool, topic=bank.topic, assessor=ben)
+    for user, values in ((assessor, ["full_support", "no_support", "no_support", "partial_support"]),
+                         (ben, ["full_support", "no_support", "partial_support", "partial_support"])):
+        task = task_for(user, collection, "301", "support")
+        for value in values:
+            step = next_support(task, user.username)
+            support_judgment_record(task=task, user=user, item_id=step.item.pk, value=value)
+    row = support_agreement(collection).iloc[0]
+    assert row["n_shared"] == 4 and row["agreement"] == 0.75
+    client.force_login(organizer)
+    assert "Shared citations" in client.get(URL).content.decode()
 
 
 def test_only_the_collections_organizers_reach_the_page(client, assessor, track):
