@@ -74,7 +74,7 @@ def _multi_row_inserts(target: str, columns: list[list], tail: list, n: int) -> 
     500), each row its column values then ``tail`` (the constants)."""
     values = list(itertools.chain.from_iterable(zip(*columns, strict=True)))
     width = len(columns)
-    per_statement = max(1, min(500, (_max_query_params() - len(tail)) // width))
+    per_statement = max(1, min(500, _max_query_params() // (width + len(tail))))  # each row binds its tail too
     row = "(" + ", ".join(["%s"] * (width + len(tail))) + ")"
 
     def statement(rows: int) -> str:

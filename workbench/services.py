@@ -177,11 +177,18 @@ def _spool_documents(sources: Sequence[str | Path], spool, batch_size: int,
     return len(seen)
 
 
+def _existing_documents(collection: Collection, docnos: list[str]) -> dict[str, int]:
+    """Which of ``docnos`` the collection holds (docno -> pk), asked ``IN_BATCH`` at a time."""
+    found = {}
+    for start in range(0, len(docnos), IN_BATCH):
+        found.update(collection.documents.filter(docno__in=docnos[start:start + IN_BATCH]).values_list("docno", "pk"))
+    return found
+
+
 def _write_documents(collection: Collection, batch: pa.RecordBatch, replace: bool) -> tuple[int, int]:
     """One spooled batch into the collection: (created, updated). New documents go in as columns
     (``insert_columns``: no model instance per row), so the write transaction is short."""
-    docnos = batch.column("docno").to_pylist()
-    existing = dict(collection.documents.filter(docno__in=docnos).values_list("docno", "pk"))
+    existing = _existing_documents(collection, batch.column("docno").to_pylist())
     if existing and not replace:
         raise ImportRefused([f"document {d!r} is already in collection {collection.slug!r} "
                              "(use --replace to update it)" for d in sorted(existing)][:20])
@@ -264,8 +271,7 @@ def _staged_documents(collection: Collection, spool) -> int | None:
 def _any_in(collection: Collection, spool) -> bool:
     """Whether a spooled document is in ``collection`` already (reads only)."""
     with pa.ipc.open_stream(spool) as reader:
-        return any(collection.documents.filter(docno__in=batch.column("docno").to_pylist()).exists()
-                   for batch in reader)
+        return any(_existing_documents(collection, batch.column("docno").to_pylist()) for batch in reader)
 
 
 def _discard_staged(staging: Collection, batch: int = 5000) -> None:
