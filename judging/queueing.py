@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from judging.machine.bias import looks_manipulated, over_limit
 from judging.machine.hybrid import fit_topics
 from judging.machine_hybrid import HybridRefused, judge_pairs
-from judging.models import Assignment, AssignmentItem, Judgment
+from judging.models import Assignment, AssignmentItem, Judgment, MachineJudge
 from judging.policies import HUMAN
 from judging.qrels import qrels
 from pooling.advance import Advance, pool_advance
@@ -107,7 +107,9 @@ def advances_owed(mine: QuerySet[Assignment]) -> None:
 
 def queue_pool_additions(assignments: QuerySet[Assignment]) -> int:
     """Documents an adaptive pool added on these assignments' topics that nobody holds yet (a build that
-    raised the budget) join the queues of the topic's assessors; items added. One query when there are none."""
+    raised the budget) join the queues of the topic's assessors; items added. One query when there are none
+    (and one for :func:`reroute_when_due`)."""
+    reroute_when_due(assignments)
     mine = assignments.filter(pool__strategy__in=registry.adaptive_names())
     advances_owed(mine)
     held = AssignmentItem.objects.filter(assignment__pool_id=OuterRef("pool_id"),
@@ -131,6 +133,28 @@ def queue_pool_additions(assignments: QuerySet[Assignment]) -> int:
 # --- routing human effort by a machine assessor's uncertainty ---------------------------------------
 #: the share of each queue kept in random order, so that agreement with the machine stays measurable
 AUDIT_SHARE = 0.10
+#: new human judgments in a collection after which its routed queues are routed again (the calibration refitted)
+REROUTE_EVERY = 20
+
+
+def _human_judgments(collection) -> int:
+    return Judgment.objects.filter(collection=collection).exclude(source=Judgment.Source.MACHINE).count()
+
+
+def reroute_when_due(assignments: QuerySet[Assignment]) -> int:
+    """Route again the pools of these assignments that an organizer routed (:func:`queues_route`) once the
+    collection has :data:`REROUTE_EVERY` new human judgments since: the calibration follows the judgments as they
+    arrive. Pools routed again; one query when no judge routed any."""
+    pools = Pool.objects.filter(pk__in=assignments.values("pool_id"))
+    again = 0
+    for judge in MachineJudge.objects.filter(config__has_key="routed", collection__in=pools.values("collection_id")):
+        routed = judge.config["routed"]
+        due = [p for p in pools.filter(collection=judge.collection_id, pk__in=[int(k) for k in routed])
+               if _human_judgments(judge.collection) - routed[str(p.pk)]["at"] >= REROUTE_EVERY]
+        for pool in due:
+            queues_route(judge=judge, pool=pool, audit_share=routed[str(pool.pk)]["audit_share"])
+            again += 1
+    return again
 
 
 def route_order(uncertainty: dict[str, float], docnos: Sequence[str], *, audit_share: float = AUDIT_SHARE,
@@ -203,4 +227,8 @@ def queues_route(*, judge, pool, audit_share: float = AUDIT_SHARE) -> int:
                 by_docno[docno].judging_order = slot
             AssignmentItem.objects.bulk_update(items, ["judging_order"])
             routed += 1
+        # remembered, so that the queues are routed again as human judgments arrive (reroute_when_due)
+        judge.config = {**(judge.config or {}), "routed": {**(judge.config or {}).get("routed", {}), str(pool.pk): {
+            "at": _human_judgments(judge.collection), "audit_share": audit_share}}}
+        judge.save(update_fields=["config"])
     return routed
