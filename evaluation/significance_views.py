@@ -22,6 +22,7 @@ from django_tables2.data import TableListData
 
 from evaluation import selectors, tables
 from evaluation.access import results_view
+from evaluation.heatmap import CLASSES, heatmap_svg
 from evaluation.scoring import EvaluationError
 from evaluation.tables import _fmt, _matrix_table, _MatrixRow, _run_columns
 from evaluation.views import _choices, _error_page
@@ -154,8 +155,10 @@ def significance(request: HttpRequest, collection) -> HttpResponse:
                                    f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
     if exported:
         return exported
+    heatmap, n_runs = heatmap_svg(pairs, measure=measure) if len(pairs) else ("", 0)
     return render(request, "evaluation/significance.html", {
         "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
-        "choice": choice,
+        "choice": choice, "heatmap": mark_safe(heatmap), "n_runs": n_runs, "classes": CLASSES,  # noqa: S308 - escaped in heatmap_svg
+        "table_open": any(k.startswith(("m-", "p-")) for k in request.GET),
         "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
         "query": tables.query_without_export(request), "organizer": may_organize(request.user, collection)})
