@@ -3,11 +3,16 @@ side by side and its propagated judgments, the decision (accept, split) and dete
 
 from __future__ import annotations
 
+import difflib
+import html
+import re
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import SafeString, mark_safe
 
 from judging.duplicates import duplicate_class_set
 from judging.forms import DuplicateDecisionForm, DuplicateDetectForm
@@ -56,6 +61,28 @@ def _texts(collection: Collection, docnos: list[str]) -> dict[str, str]:
     return {d: (f"{t}\n\n{x}" if t else x)[:SHOWN] for d, t, x in rows}
 
 
+def marked_difference(left: str, right: str) -> tuple[SafeString, SafeString, int]:
+    """The two texts as HTML with the words that differ marked (``<del>`` in the left, words only the right
+    has as ``<ins>``), word by word (difflib), and how many words differ; whitespace is kept as it is."""
+    a, b = re.split(r"(\s+)", left), re.split(r"(\s+)", right)
+    words_a, words_b = a[::2], b[::2]  # re.split with a group: words at even places, the spaces between at odd
+
+    def write(tokens: list[str], marked: set[int], tag: str) -> SafeString:
+        out = []
+        for k, token in enumerate(tokens):
+            text = html.escape(token)
+            out.append(f"<{tag}>{text}</{tag}>" if k % 2 == 0 and k // 2 in marked and token else text)
+        return mark_safe("".join(out))  # noqa: S308 - every token escaped above
+
+    only_a, only_b = set(), set()
+    matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "equal":
+            only_a.update(range(i1, i2))
+            only_b.update(range(j1, j2))
+    return write(a, only_a, "del"), write(b, only_b, "ins"), max(len(only_a), len(only_b))
+
+
 def _decide(request: HttpRequest, klass: DuplicateClass) -> bool:
     """Apply the posted decision; True when it was applied (the caller redirects), with a message either way."""
     form = DuplicateDecisionForm(request.POST)
@@ -91,8 +118,10 @@ def duplicate_class(request: HttpRequest, slug: str, class_id: int) -> HttpRespo
     texts = _texts(collection, [klass.representative] + ([member.docno] if member else []))
     propagated = (PropagatedJudgment.objects.filter(duplicate_class=klass)
                   .select_related("topic", "source").order_by("topic__qid", "docno"))
+    left, right, differing = marked_difference(texts.get(klass.representative, ""),
+                                               texts.get(member.docno, "") if member else "")
     return render(request, "judging/duplicate_class.html", {
         "collection": collection, "klass": klass, "members": members, "member": member,
-        "left": texts.get(klass.representative, ""), "right": texts.get(member.docno, "") if member else "",
+        "left": left, "right": right, "differing": differing,
         "propagated": propagated[:500], "n_propagated": propagated.count(), "labels": collection.grade_labels,
         "form": DuplicateDecisionForm()})

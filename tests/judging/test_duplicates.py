@@ -111,7 +111,9 @@ def test_the_organizer_sees_the_classes_and_the_two_texts_side_by_side(client, p
     listing = client.get(pages(pool.collection.slug, klass.pk)[0]).content.decode()
     assert "d1" in listing and "0.800" in listing and "Proposed" in listing
     page = client.get(pages(pool.collection.slug, klass.pk)[1]).content.decode()
-    assert "bz2.BZ2File.read reads bytes" in page and "lzma.LZMAFile.read reads bytes" in page and "0.900" in page
+    # the two texts, the words that differ marked in each
+    assert "<del>bz2.BZ2File.read</del> reads bytes" in page and "<ins>lzma.LZMAFile.read</ins> reads bytes" in page
+    assert "2 words differ" in page and "0.900" in page  # the titles (Title of d1, of d2) and the first words
 
 
 def test_accepting_and_splitting_a_class_from_its_page(client, pool, klass, assessor, organizer):
