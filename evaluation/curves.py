@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 
 from evaluation import board_extras, cache, scoring
+from evaluation.board_leaderboard import stored_leaderboard
 from evaluation.engine.curves import curves_from_rankings, ranked_docnos
 from judging.policies import DEFAULT_POLICY
 from workbench.models import Collection
 from workbench.selectors import run_frames
 
-__all__ = ["run_curves"]
+__all__ = ["run_curves", "top_runs"]
 
 
 def _grades(collection: Collection, policy: str, assessor: str | None, topic: str | None = None
@@ -63,3 +64,13 @@ def run_curves(collection: Collection, tags: Sequence[str], *, kind: str = "inte
                                  "y": chosen["y"].to_numpy()}, columns=["tag", "x", "y"])
     key = (cache.version(collection), "curves", tuple(tags), kind, topic, qrels_policy, assessor)
     return cache.cached(key, lambda: _compute(collection, list(tags), kind, topic, qrels_policy, assessor))
+
+
+def top_runs(collection: Collection, *, qrels_policy: str = DEFAULT_POLICY, count: int = 5) -> list[str]:
+    """The ``count`` best runs by the leaderboard's main measure, as its stored board ranks them (none while no
+    board is stored: the caller then ticks the first runs it lists)."""
+    try:
+        board, _ = stored_leaderboard(collection, qrels_policy=qrels_policy)
+    except scoring.EvaluationError:
+        return []
+    return [r.tag for r in board.runs[:count]] if board is not None else []

@@ -24,7 +24,7 @@ from evaluation import (
     tables,
 )
 from evaluation.access import results_view
-from evaluation.curves import run_curves
+from evaluation.curves import run_curves, top_runs
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from evaluation.measures import DEFAULT_MEASURES
 from evaluation.scoring import EvaluationError, parse_requests
@@ -283,7 +283,7 @@ def _curve_choice(request: HttpRequest, collection: Collection) -> tuple[list[st
     kind = request.GET.get("kind") if request.GET.get("kind") in plots.CURVE_AXES else "interpolated"
     topics = list(collection.topics.values_list("qid", flat=True))
     topic = request.GET.get("topic") if request.GET.get("topic") in topics else None
-    return all_tags, chosen or all_tags[:5], kind, topics, topic
+    return all_tags, chosen, kind, topics, topic
 
 
 def _curve_download(request: HttpRequest, collection: Collection, data, kind: str, topic, suffix: str):
@@ -306,6 +306,7 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     all_tags, chosen, kind, topics, topic = _curve_choice(request, collection)
     try:
         choice = _choices(request, collection)
+        chosen = chosen or top_runs(collection, qrels_policy=choice["qrels_policy"]) or all_tags[:5]
         data = run_curves(collection, chosen, kind=kind, topic=topic, qrels_policy=choice["qrels_policy"],
                           assessor=choice["assessor"]) if chosen else None
     except (EvaluationError, ValueError) as exc:
@@ -315,8 +316,10 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     if downloaded is not None:
         return downloaded
     svg = plots.curve_plot(data, kind, suffix) if data is not None and len(data) else ""
+    find = request.GET.get("find", "").strip()
     return render(request, "evaluation/curves.html", {
-        "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind,
+        "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind, "find": find,
+        "shown": [t for t in all_tags if find.lower() in t.lower()] if find else all_tags,
         "kinds": [(k, v[2]) for k, v in plots.CURVE_AXES.items()], "topics": topics, "topic": topic,
         "query": request.GET.urlencode(), "organizer": may_organize(request.user, collection)})
 
