@@ -6,6 +6,7 @@ from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
+from evaluation.headings import BreakableHeadings, breakable
 from workbench.formats.spreadsheet import safe_values
 from workbench.formats.vocabulary import Choice, Vocabulary
 
@@ -76,9 +77,9 @@ def leaderboard_table(board, *, run_url) -> tables.Table:
 
     class RunColumn(tables.Column):
         def render(self, value, record):
-            if record["flags"]:  # the reason in full in the Flags column, at the end of a wide table
+            if record["flags"]:  # beside the name (the reason on hover, in full in the Flags column)
                 return format_html('<a href="{}">{}</a> <span class="flag" title="{}" aria-label="flagged: {}">'
-                                   '&#9873;</span>', record["_url"], value, record["flags"], record["flags"])
+                                   '&#9873; flagged</span>', record["_url"], value, record["flags"], record["flags"])
             return format_html('<a href="{}">{}</a>', record["_url"], value)
 
         def value(self, value):
@@ -86,14 +87,14 @@ def leaderboard_table(board, *, run_url) -> tables.Table:
 
     extra = [("rank", tables.Column(verbose_name="#")), ("tag", RunColumn(verbose_name="Run")),
              ("team", tables.Column(verbose_name="Team")), ("contributed", tables.Column(verbose_name="Pooled"))]
-    extra += [(f"m_{i}", MeasureColumn(name, verbose_name=name)) for i, name in enumerate(board.measures)]
+    extra += [(f"m_{i}", MeasureColumn(name, verbose_name=breakable(name))) for i, name in enumerate(board.measures)]
     extra += [("letter", tables.Column(verbose_name="Group", attrs={"th": {"title": "Runs sharing a letter are "
-              "not significantly different on the first measure"}}))]
+              "not significantly different on the first measure"}, "td": {"class": "group"}}))]
     extra += [("judged_at_10", NumberColumn(verbose_name="judged@10"))]
-    extra += [(f"x_{i}", NumberColumn(verbose_name=name)) for i, name in enumerate(robust)]
-    extra += [("flags", tables.Column(verbose_name="Flags", orderable=False))]
+    extra += [(f"x_{i}", NumberColumn(verbose_name=breakable(name))) for i, name in enumerate(robust)]
+    extra += [("flags", tables.Column(verbose_name="Flags", orderable=False, attrs={"td": {"class": "flags"}}))]
 
-    class LeaderboardTable(tables.Table):
+    class LeaderboardTable(BreakableHeadings):
         class Meta:
             attrs = {"class": "data leaderboard"}
             row_attrs = {"class": lambda record: "flagged" if record["flags"] else ""}
