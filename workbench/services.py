@@ -205,7 +205,8 @@ def _write_documents(collection: Collection, batch: pa.RecordBatch, replace: boo
     fresh = [d for d in documents if d.pk is None]
     stale = [d for d in documents if d.pk is not None]
     Document.objects.bulk_create(fresh, batch_size=len(fresh) or 1)
-    Document.objects.bulk_update(stale, ["title", "text", "extra", "length"], batch_size=len(stale))
+    fields = ["title", "text", "extra", "length"]  # a CASE of two variables a field, and the pk, per document
+    Document.objects.bulk_update(stale, fields, batch_size=IN_BATCH // (2 * len(fields) + 1))
     return len(fresh), len(stale)
 
 
