@@ -8,6 +8,23 @@ import warnings
 
 import pandas as pd
 
+from workbench.cache import LRU
+
+#: drawn SVGs by what they show (a page drawn again shows the same data: no matplotlib)
+_drawn = LRU(size=512)
+
+
+def _kept(draw):
+    """``draw(frame, *args)`` once per content of ``frame`` and ``args``: the key is a hash of the frame's
+    values, so a changed report is drawn anew and nothing is invalidated by hand."""
+
+    @functools.wraps(draw)
+    def kept(frame: pd.DataFrame, *args) -> str:
+        content = (tuple(frame.columns), tuple(pd.util.hash_pandas_object(frame, index=False).tolist()))
+        return _drawn.get_or_compute((draw.__name__, content, args), lambda: draw(frame, *args))
+
+    return kept
+
 
 @functools.cache
 def _pyplot():
@@ -41,6 +58,7 @@ def _svg(fig) -> str:
     return text[text.index("<svg"):]  # drop the XML prolog so the SVG can sit inline in HTML
 
 
+@_kept
 def participant_plot(report: pd.DataFrame, tag: str, measure: str) -> str:
     """Per topic: the run's score as a bar against the best / median / worst of all runs (the TREC
     participant report)."""
@@ -113,6 +131,7 @@ def figure_bytes(fig, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+@_kept
 def depth_plot(by_depth: pd.DataFrame) -> str:
     """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant)."""
     fig, ax = _pyplot().subplots(figsize=(6.0, 3.4))

@@ -8,16 +8,21 @@ import math
 
 import numpy as np
 import pandas as pd
+from django.db.models import Max
 
 from judging.agreement import ranking_correlation
 from judging.extensions import system_scores
 from judging.machine.calibration import agreement, cross_validate, topic_z
 from judging.machine_services import verdict_frame
-from judging.models import MachineJudge
+from judging.models import Judgment, MachineJudge
 from judging.policies import HUMAN
 from judging.qrels import qrels
+from workbench.cache import LRU
 
 __all__ = ["machine_agreement"]
+
+#: figures per state of what they depend on (:func:`_state`): the page shown again costs a few look-ups
+_figures = LRU(size=32)
 
 #: the leading runs (by the humans' qrels) whose ranking is compared on its own
 TOP_RUNS = 10
@@ -58,9 +63,26 @@ def _rankings(collection, human: pd.DataFrame, held: pd.DataFrame) -> dict:
     return out
 
 
+def _state(judge: MachineJudge) -> tuple:
+    """What the figures depend on: the judge (its creation time too: ids are reused after a rollback), its
+    verdicts, the collection's judgments (append-only: the last id, and the topics they go with), its scale
+    and its runs."""
+    collection = judge.collection
+    return (judge.pk, judge.created_at, judge.kind, repr(judge.config), repr(collection.grades),
+            collection.relevant_from, judge.verdicts.aggregate(m=Max("id"))["m"],
+            Judgment.objects.filter(collection=collection).aggregate(m=Max("id"))["m"], collection.topics.count(),
+            tuple(collection.runs.order_by("id").values_list("id", "sha256", "contributes")))
+
+
 def machine_agreement(judge: MachineJudge, *, folds: int = 2, train_topics=None) -> dict:
     """Held-out agreement of the judge with the humans' qrels (``human`` policy); NaN where there is
-    not enough to measure (no human judgment on a judged pair, one class only, fewer than two runs)."""
+    not enough to measure (no human judgment on a judged pair, one class only, fewer than two runs).
+    Computed once per state of the judge and its collection (:func:`_state`)."""
+    key = (_state(judge), folds, tuple(train_topics) if train_topics is not None else None)
+    return dict(_figures.get_or_compute(key, lambda: _machine_agreement(judge, folds, train_topics)))
+
+
+def _machine_agreement(judge: MachineJudge, folds: int, train_topics) -> dict:
     collection = judge.collection
     human = qrels(collection, policy=HUMAN)
     held = _held_out(judge, human, folds, train_topics)
