@@ -254,11 +254,13 @@ def build_leave_one_out(job_id: int) -> None:
 #: parts, if any, kept); a part writes only its own output and the join the job's output whole
 JOB_KINDS = (
     JobKind("evaluation", "Evaluation", evaluate_collection, retry=True, part=evaluation_part, join=join_evaluation,
-            params=("policy", "measures"), help="Scores every run (per topic too) and leaves each run and team out."),
+            params=("policy", "measures"), help="Scores every run (per topic too) and leaves each run and team out.",
+            back=("evaluation:downloads", "the collection's downloads")),
     JobKind(board_files.KIND, "Board", build_board, retry=True, part=board_part, join=join_board,
             params=("policies",), help="Computes and stores the collection's boards, the figures the pages read."),
     JobKind("release bundle", "Release bundle", build_release, params=("policy",),
-            help="Writes the release zip: qrels, topics, scores and the collection's description."),
+            help="Writes the release zip: qrels, topics, scores and the collection's description.",
+            back=("evaluation:downloads", "the collection's downloads")),
     JobKind("budget plan", "Budget plan", plan_budget, help="Plans a judging budget from what was judged so far."),
     JobKind(board_extras.LOO_KIND, "Leave-one-out", build_leave_one_out, params=("policy", "measure", "by"),
             help="Leave-one-out of one measure, by run or by team, for the reusability page."),

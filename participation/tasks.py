@@ -37,5 +37,6 @@ def _check_died(job) -> None:
 #: and the submission's verdict together), so it is retried once
 JOB_KINDS = (
     JobKind("submission check", "Submission check", check_submission, retry=True, on_failed=_check_died,
-            params=("submission",), help="Checks a team's submitted run and accepts or refuses it."),
+            params=("submission",), help="Checks a team's submitted run and accepts or refuses it.",
+            back=("participation:team", "your team's page")),
 )

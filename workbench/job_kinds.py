@@ -6,7 +6,9 @@ it splits into parts any worker claims, its part and join tasks.
 :func:`autodiscover` imports every project app's ``tasks`` module and registers what it declares, with the sweep's
 plan for a dead job of each task (:func:`workbench.jobs.recovery`, :func:`workbench.subjobs.recovery`). It runs in
 ``WorkbenchConfig.ready()``, so a worker that has imported no page knows every kind; nothing is registered as
-a side effect of importing a view or ``urls.py``. :func:`table` gives the docs' and the job pages' list.
+a side effect of importing a view or ``urls.py``. :func:`table` gives the docs' and the job pages' list, and
+:func:`shown` what a job's page says of its kind (its label and help, its progress in the kind's units, where it
+leads back to).
 """
 
 from __future__ import annotations
@@ -19,18 +21,22 @@ from typing import Any
 
 from django.apps import apps
 from django.conf import settings
+from django.urls import reverse
 from django.utils.module_loading import module_has_submodule
 
 from workbench import jobs, subjobs
 
-__all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "table"]
+__all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "shown", "table"]
 
 
 @dataclass(frozen=True)
 class JobKind:
     """One kind of background job. ``retry``: a job whose worker died is queued again, once; ``part`` and
     ``join``: the tasks of a job split into parts (each part retried once, the join with ``join_retry``);
-    ``on_failed(job)``: what a job that died for good leaves right (a submission refused, ...)."""
+    ``on_failed(job)``: what a job that died for good leaves right (a submission refused, ...). ``unit``: what the
+    job's progress counts (``pair``: "40 of 120 pairs"; empty: steps); ``back``: the page (a URL name taking the
+    collection's slug) and its words, that the job's page links back to for someone who does not organize the
+    collection (an organizer goes back to its console)."""
 
     name: str
     label: str
@@ -42,6 +48,8 @@ class JobKind:
     join: Any = field(default=None, repr=False)
     join_retry: bool = True
     on_failed: Callable | None = field(default=None, repr=False)
+    unit: str = ""
+    back: tuple[str, str] | None = None
 
     @property
     def splits(self) -> bool:
@@ -86,4 +94,21 @@ def get(name: str) -> JobKind | None:
 def table() -> list[dict]:
     """The kinds as the docs' table shows them: name, label, help, task, parameters, retried, split."""
     return [{"name": k.name, "label": k.label, "help": k.help, "task": k.task_path, "params": list(k.params),
-             "retry": k.retry, "splits": k.splits} for k in KINDS.values()]
+             "retry": k.retry, "splits": k.splits, "unit": k.unit} for k in KINDS.values()]
+
+
+def shown(job) -> dict:
+    """What a job's page and the jobs list say of its kind: ``label`` and ``help`` (the job's own ``kind`` when
+    no kind of that name is declared), ``progress`` ("40 of 120 pairs", "step 2 of 5", "" before any total) and
+    ``back`` (url, words) for someone who does not organize its collection, or None."""
+    kind = KINDS.get(job.kind)
+    unit = kind.unit if kind else ""
+    progress = ""
+    if job.total:
+        progress = (f"{job.done:,} of {job.total:,} {unit}{'s' if job.total != 1 else ''}" if unit
+                    else f"step {job.done:,} of {job.total:,}")
+    back = None
+    if kind is not None and kind.back is not None and job.collection is not None:
+        back = (reverse(kind.back[0], args=[job.collection.slug]), kind.back[1])
+    return {"label": kind.label if kind else job.kind.capitalize(), "help": kind.help if kind else "",
+            "unit": unit, "progress": progress, "back": back}

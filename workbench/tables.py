@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from workbench import job_kinds
 from workbench.audit import AuditEntry
 from workbench.models import Job, Run
 from workbench.people import ROLE_LABELS, roles_of
@@ -27,6 +28,11 @@ class JobTable(tables.Table):
         attrs = {"class": "data"}
         order_by = "-created_at"
         empty_text = "No job yet: uploads, pool builds, evaluation reports and release bundles show here."
+
+    def render_kind(self, record: Job):
+        """The kind's declared label (workbench.job_kinds), its help on hover."""
+        kind = job_kinds.shown(record)
+        return format_html('<span title="{}">{}</span>', kind["help"], kind["label"]) if kind["help"] else kind["label"]
 
     def render_outcome(self, record: Job):
         if record.status == Job.Status.FAILED:

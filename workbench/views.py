@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from workbench import jobs, selectors
+from workbench import job_kinds, jobs, selectors
 from workbench.models import Job
 from workbench.people import roles_of
 
@@ -59,7 +59,8 @@ def job(request: HttpRequest, job_id: int) -> HttpResponse:
         raise Http404("No such job.")
     status, error = jobs.job_view_state(found)
     result = found.result if isinstance(found.result, dict) else {}
-    context = {"job": found, "status": status, "error": error, "finished": status in ("done", "failed"),
+    context = {"job": found, "kind": job_kinds.shown(found), "status": status, "error": error,
+               "finished": status in ("done", "failed"),
                "status_label": Job.Status(status).label,
                "organizer": selectors.is_organizer(request.user) if found.collection is None
                else selectors.may_organize(request.user, found.collection),
