@@ -160,7 +160,7 @@ def test_the_hybrid_policy_keeps_human_grades_and_calibrates_the_rest(generated,
 
 @pytest.mark.parametrize("change, message", [
     ({"--judge": "nobody"}, "no machine judge 'nobody' in collection 'hyb' (its judges: noisy)"),
-    ({"--budget": "1.5"}, "--budget '1.5': give the share of pairs a human grades, between 0 and 1"),
+    ({"--budget": "1.5"}, "--budget: '1.5': give the share of pairs a human grades, between 0 and 1"),
     ({"--human": "missing.qrels"}, "missing.qrels"),
     ({"--output": "nowhere/out.qrels"}, "--output"),
 ])

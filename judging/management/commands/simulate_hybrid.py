@@ -1,3 +1,4 @@
+import argparse
 import json
 import os
 import tempfile
@@ -16,7 +17,7 @@ def _budget(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value <= 1:
-        raise Error(f"--budget {text!r}: give the share of pairs a human grades, between 0 and 1 (e.g. 0.2)")
+        raise argparse.ArgumentTypeError(f"{text!r}: give the share of pairs a human grades, between 0 and 1 (e.g. 0.2)")
     return value
 
 
