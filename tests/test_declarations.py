@@ -264,14 +264,15 @@ def test_every_job_kind_is_declared_once_and_known_to_a_worker_that_imported_no_
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert found["urls"] == []
     kinds = {k["name"]: k for k in found["kinds"]}
-    assert len(kinds) == len(found["kinds"]) == 17
+    assert len(kinds) == len(found["kinds"]) == 22  # 17, and the answers app's 5
     assert {"runs import", "qrels import", "pool build", "machine judge", "evaluation", "board", "leave-one-out",
-            "submission check", "budget plan", "active-learning features"} <= set(kinds)
+            "submission check", "budget plan", "active-learning features", "nugget draft",
+            "nugget machine assignment"} <= set(kinds)
     plans = found["plans"]
     assert plans["evaluation.tasks.build_board"] is True and plans["evaluation.tasks.join_board"] is True
     assert plans["participation.tasks.check_submission"] is True and plans["pooling.tasks.pool_part"] is True
     assert all(plans.get(k["task"]) is True for k in kinds.values() if k["retry"])
     assert "pooling.tasks.build_pool" not in plans  # a pool build that died is not safe to run again
     table = _docs_hook("jobs").jobs_table(found["kinds"])
-    assert table.startswith("17 kinds of job")
+    assert table.startswith("22 kinds of job")
     assert "| `board` | Board | `evaluation.tasks.build_board` | `policies` | yes | yes |" in table
