@@ -9,7 +9,9 @@ that box (their room is measured from the longest run tag)."""
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 
 import numpy as np
 import pandas as pd
@@ -27,14 +29,13 @@ CLASSES = (
     ("worse-raw", "#f3c59a", "row run worse, p < 0.05 before the correction only"),
     ("worse", "#c2560c", "row run worse, significant (adjusted p < 0.05)"),
 )
+SELF = "#8a94a6"  # a run against itself
 
 
-def _square(pairs: pd.DataFrame, index: dict[str, int], column: str, sign: float) -> np.ndarray:
-    """A run-by-run matrix of ``column``: the pair (a, b) gives the cell (a, b), and ``sign`` times it the cell (b, a)."""
-    ia = np.fromiter((index[a] for a in pairs["run_a"]), dtype=np.int64, count=len(pairs))
-    ib = np.fromiter((index[b] for b in pairs["run_b"]), dtype=np.int64, count=len(pairs))
-    values = pairs[column].to_numpy(dtype=float)
-    out = np.zeros((len(index), len(index)))
+def _square(values: pd.Series, ia: np.ndarray, ib: np.ndarray, sign: float) -> np.ndarray:
+    """A run-by-run matrix of a column: the pair (a, b) gives the cell (a, b), and ``sign`` times it the cell (b, a)."""
+    values = values.to_numpy(dtype=float)
+    out = np.zeros((len(ia) and max(ia.max(), ib.max()) + 1,) * 2)
     out[ia, ib] = values
     out[ib, ia] = sign * values
     return out
@@ -58,45 +59,39 @@ def groups(significant: np.ndarray) -> list[tuple[int, int]]:
     return found
 
 
-def _cells(kind: np.ndarray, titles: list[list[str]] | None) -> str:
-    """One ``<rect>`` per cell, in cell units (the diagonal grey)."""
-    out = []
-    names = [c[0] for c in CLASSES]
-    for i, row in enumerate(kind.tolist()):
-        for j, k in enumerate(row):
-            if i == j:  # the run against itself
-                out.append(f'<rect class="cell self" x="{j}" y="{i}" width="1" height="1"/>')
-                continue
-            title = f"<title>{titles[i][j]}</title>" if titles else ""
-            out.append(f'<rect class="cell {names[k]}" x="{j}" y="{i}" width="1" height="1">{title}</rect>')
-    return "".join(out)
+def _raster(kind: np.ndarray) -> str:
+    """The cells as a PNG data URI, one pixel per cell coloured by its class (:data:`CLASSES`, then the diagonal):
+    a few kilobytes for 500 runs, where one SVG element per cell would be megabytes."""
+    from PIL import Image  # Pillow (a dependency of matplotlib's), imported when a heatmap is drawn
+
+    image = Image.fromarray(kind.astype(np.uint8), mode="P")
+    colours = [fill for _, fill, _ in CLASSES] + [SELF]
+    image.putpalette([int(c[k:k + 2], 16) for c in colours for k in (1, 3, 5)])
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def heatmap_svg(pairs: pd.DataFrame, *, measure: str, titles_up_to: int = 60) -> tuple[str, int]:
+def heatmap_svg(pairs: pd.DataFrame, *, measure: str) -> tuple[str, int]:
     """The heatmap of a significance frame (columns run_a, run_b, mean_a, mean_b, mean_diff, p_value, p_adjusted,
-    significant) as an SVG element, and the number of runs. Cells carry a tooltip (row − column, p-values)
-    while there are at most ``titles_up_to`` runs; beyond that the table of pairs has them."""
-    means: dict[str, float] = {}
-    for a, mean_a, b, mean_b in zip(pairs["run_a"], pairs["mean_a"], pairs["run_b"], pairs["mean_b"], strict=True):
-        means.setdefault(a, float(mean_a))
-        means.setdefault(b, float(mean_b))
+    significant) as an SVG element, and the number of runs (the numbers of each pair are in the page's table)."""
+    runs_a, runs_b = pairs["run_a"].astype(str).tolist(), pairs["run_b"].astype(str).tolist()
+    means = dict(zip(runs_b, pairs["mean_b"].tolist(), strict=True))
+    means.update(zip(runs_a, pairs["mean_a"].tolist(), strict=True))
     order = sorted(means, key=lambda tag: -means[tag])
-    index = {tag: i for i, tag in enumerate(order)}
-    n = len(order)
-    diff = _square(pairs, index, "mean_diff", -1.0)
-    p_raw, p_adj = _square(pairs, index, "p_value", 1.0), _square(pairs, index, "p_adjusted", 1.0)
-    significant = _square(pairs.astype({"significant": float}), index, "significant", 1.0) > 0
+    n, index = len(order), {tag: i for i, tag in enumerate(order)}
+    ia = np.fromiter(map(index.__getitem__, runs_a), dtype=np.int64, count=len(runs_a))
+    ib = np.fromiter(map(index.__getitem__, runs_b), dtype=np.int64, count=len(runs_b))
+    diff = _square(pairs["mean_diff"], ia, ib, -1.0)
+    p_raw = _square(pairs["p_value"], ia, ib, 1.0)
+    significant = _square(pairs["significant"], ia, ib, 1.0) > 0
     np.fill_diagonal(p_raw, 1.0)
     # 0 better, 1 better before correction only, 2 same, 3 worse before correction only, 4 worse
     kind = np.full((n, n), 2, dtype=np.int64)
     raw = p_raw < 0.05
     kind[raw & (diff > 0)], kind[raw & (diff < 0)] = 1, 3
     kind[significant & (diff > 0)], kind[significant & (diff < 0)] = 0, 4
-    titles = None
-    if n <= titles_up_to:
-        esc = [html.escape(t) for t in order]
-        titles = [[f"{esc[i]} − {esc[j]}: {diff[i, j]:+.4f}, p = {p_raw[i, j]:.4f}, adjusted {p_adj[i, j]:.4f}"
-                   for j in range(n)] for i in range(n)]
+    np.fill_diagonal(kind, len(CLASSES))
     label = max((len(t) for t in order), default=1) * CHAR / CELL + 3.5  # room for a rank and a tag, in cells
     size = n + label
     rows = "".join(f'<text class="row" x="-0.4" y="{i + 0.78}">{i + 1} {html.escape(t)}</text>'
@@ -106,13 +101,14 @@ def heatmap_svg(pairs: pd.DataFrame, *, measure: str, titles_up_to: int = 60) ->
     outlines = "".join(f'<rect class="group" x="{i}" y="{i}" width="{j - i + 1}" height="{j - i + 1}">'
                        f"<title>runs {i + 1}–{j + 1} ({html.escape(order[i])} … {html.escape(order[j])}) "
                        f"do not differ significantly</title></rect>" for i, j in groups(significant))
-    fills = "".join(f".heatmap .{name} {{ fill:{fill}; }}" for name, fill, _ in CLASSES) + ".heatmap .self { fill:#8a94a6; }"
     scale = 1 / CELL
     svg = (f'<svg class="heatmap" role="img" viewBox="{-label:.2f} {-label:.2f} {size:.2f} {size:.2f}" '
            f'width="{size * CELL:.0f}" style="min-width:{size * MIN_CELL_PX:.0f}px;max-width:{max(size * 2 * CELL, 480):.0f}px" data-runs="{n}" '
            f'aria-label="Significance of every pair of {n} runs on {html.escape(measure)}, best run first">'
-           f"<style>{fills} .heatmap text {{ font-size:{FONT * scale:.4f}px; fill:#1d2330; }} "
+           f"<style>.heatmap text {{ font-size:{FONT * scale:.4f}px; fill:#1d2330; }} "
            f".heatmap text.row {{ text-anchor:end; }} .heatmap rect.group {{ fill:none; stroke:#111; "
-           f"stroke-width:{1.2 * scale:.4f}; }} .heatmap rect.cell {{ stroke:#fff; stroke-width:{0.5 * scale:.4f}; }}"
-           f"</style><g>{_cells(kind, titles)}</g><g>{outlines}</g><g>{rows}</g><g>{columns}</g></svg>")
+           f"stroke-width:{1.2 * scale:.4f}; }}"
+           f'</style><image class="cells" href="{_raster(kind)}" x="0" y="0" width="{n}" height="{n}" '
+           f'preserveAspectRatio="none" style="image-rendering:pixelated"/><g>{outlines}</g>'
+           f"<g>{rows}</g><g>{columns}</g></svg>")
     return svg, n

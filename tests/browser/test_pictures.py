@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
+from evaluation.heatmap import CLASSES, SELF
 from evaluation.tasks import request_board
 from tests import factories
 from tests.browser.conftest import log_in
@@ -101,12 +102,35 @@ def _leaderboard(page, base: str, width: int, shoot) -> list[str]:
     return [t.strip() for t in rows.locator("td:nth-child(2) a").all_inner_texts()]
 
 
+#: the heatmap's pixels counted by colour (what the browser decodes from the picture it shows)
+COLOURS = """image => new Promise(resolve => {
+    const picture = new Image();
+    picture.onload = () => {
+        const canvas = document.createElement("canvas");
+        canvas.width = picture.width; canvas.height = picture.height;
+        const context = canvas.getContext("2d");
+        context.drawImage(picture, 0, 0);
+        const data = context.getImageData(0, 0, picture.width, picture.height).data, counts = {};
+        for (let k = 0; k < data.length; k += 4) {
+            const hex = "#" + [0, 1, 2].map(c => data[k + c].toString(16).padStart(2, "0")).join("");
+            counts[hex] = (counts[hex] || 0) + 1;
+        }
+        resolve(counts);
+    };
+    picture.src = image.getAttribute("href");
+})"""
+BETTER, RAW_BETTER, _, RAW_WORSE, WORSE = (fill for _, fill, _ in CLASSES)
+
+
 def _significance(page, base: str, width: int, shoot) -> None:
     page.goto(f"{base}/significance/")
     shoot("significance")
     heatmap = page.locator("svg.heatmap")
-    assert heatmap.locator("rect.cell").count() == RUNS * RUNS
-    assert heatmap.locator("rect.cell.better").count() == heatmap.locator("rect.cell.worse").count() > 0
+    cells = heatmap.locator("image.cells")
+    assert (cells.get_attribute("width"), cells.get_attribute("height")) == (str(RUNS), str(RUNS))
+    colours = cells.evaluate(COLOURS)  # one pixel a cell: every pair twice (each way round) and each run with itself
+    assert sum(colours.values()) == RUNS * RUNS and colours[SELF] == RUNS
+    assert colours[BETTER] == colours[WORSE] > 0 and colours[RAW_BETTER] == colours[RAW_WORSE]
     assert heatmap.locator("rect.group").count() > 0
     svg, frame = heatmap.bounding_box(), page.locator(".heatmap-frame").bounding_box()
     assert frame["x"] >= 0 and frame["x"] + frame["width"] <= width  # the frame fits the screen; the picture scrolls in it
