@@ -319,7 +319,7 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
     find = request.GET.get("find", "").strip()
     return render(request, "evaluation/curves.html", {
         "collection": collection, "all_tags": all_tags, "chosen": chosen, "svg": svg, "kind": kind, "find": find,
-        "shown": [t for t in all_tags if find.lower() in t.lower()] if find else all_tags,
+        "shown": sorted((t for t in all_tags if find.lower() in t.lower()), key=lambda t: t not in chosen),  # ticked first
         "kinds": [(k, v[2]) for k, v in plots.CURVE_AXES.items()], "topics": topics, "topic": topic,
         "query": request.GET.urlencode(), "organizer": may_organize(request.user, collection)})
 
