@@ -17,9 +17,10 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # a frame's cells need pandas; a CSV writer's (the curves command's) do not: no import for it
+    import pandas as pd
 
 __all__ = ["FORMULA_STARTS", "frame_csv", "safe_cell", "safe_frame", "safe_values", "writer"]
 
@@ -62,6 +63,8 @@ def writer(handle, **options) -> _Writer:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells and column names are safe; numeric columns untouched."""
+    import pandas as pd
+
     safe = frame.copy()
     for i in range(frame.shape[1]):
         values = frame.iloc[:, i]
