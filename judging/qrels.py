@@ -196,7 +196,7 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
     """
     check_policy(policy)
     if assessor is None and policy == HYBRID:
-        return _of_topics(hybrid(collection)[0], topics)
+        return _of_topics(hybrid(collection)[0].drop(columns="probability"), topics)
     if assessor is None and policy == HUMAN_OVER_MACHINE:
         human, machine = qrels(collection, policy=HUMAN, topics=topics), qrels(collection, policy=MACHINE, topics=topics)
         if not len(machine):
@@ -244,12 +244,13 @@ def qrels(collection: Collection, *, assessor: str | None = None, policy: str = 
 
 
 def hybrid(collection: Collection) -> tuple[pd.DataFrame, object]:
-    """The ``hybrid`` qrels (sorted) and the per-topic calibration behind them (None without machine labels),
+    """The ``hybrid`` qrels (sorted; with each machine-labelled pair's calibrated ``probability`` of relevance, NaN
+    for a human grade) and the per-topic calibration behind them (None without machine labels),
     refitted on the current human grades at each read (``judging.machine.hybrid``). The machine's margin of a
     pair is the mean of its machine judges' margins (from their probability where they gave one, else grade)."""
     human, machine = qrels(collection, policy=HUMAN), qrels(collection, policy=MACHINE)
     if not len(machine):
-        return human, None
+        return human.assign(probability=np.nan), None
     verdicts = pd.DataFrame.from_records(list(MachineVerdict.objects.filter(
         judge__collection=collection, ok=True).values_list("topic__qid", "docno", "parsed_grade", "probability")),
         columns=["qid", "docno", "grade", "probability"])

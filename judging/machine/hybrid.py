@@ -146,8 +146,8 @@ def route_next(calibration: TopicCalibration, qids: Sequence, margin: Sequence[f
 
 def hybrid_qrels(human: pd.DataFrame, machine: pd.DataFrame, *, grades: Sequence[int], relevant_from: int
                  ) -> tuple[pd.DataFrame, TopicCalibration]:
-    """The ``hybrid`` qrels (qid, docno, rel; unsorted): every human grade, and for each pair only a machine
-    labelled, its calibrated label. ``machine`` has qid, docno, rel (the machine grade) and margin; the
+    """The ``hybrid`` qrels (qid, docno, rel, and the calibrated ``probability`` of relevance, NaN for a human
+    grade; unsorted): every human grade, and for each pair only a machine labelled, its calibrated label. ``machine`` has qid, docno, rel (the machine grade) and margin; the
     calibration is fitted on the pairs both graded."""
     key = ["qid", "docno"]
     human = human.astype({"qid": str, "docno": str})
@@ -158,5 +158,7 @@ def hybrid_qrels(human: pd.DataFrame, machine: pd.DataFrame, *, grades: Sequence
     rest = both[~seen]
     labels = hybrid_grades(rest["rel"].to_numpy(int), calibration.probability(rest["qid"], rest["margin"]),
                            grades=grades, relevant_from=relevant_from)
-    fill = pd.DataFrame({"qid": rest["qid"].to_numpy(), "docno": rest["docno"].to_numpy(), "rel": labels})
-    return pd.concat([human[["qid", "docno", "rel"]], fill], ignore_index=True), calibration
+    probability = calibration.probability(rest["qid"], rest["margin"])
+    fill = pd.DataFrame({"qid": rest["qid"].to_numpy(), "docno": rest["docno"].to_numpy(), "rel": labels,
+                         "probability": probability})
+    return pd.concat([human[["qid", "docno", "rel"]].assign(probability=np.nan), fill], ignore_index=True), calibration
