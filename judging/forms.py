@@ -169,6 +169,24 @@ class MachineJudgeForm(forms.Form):
             self.fields[p.name].label = f"{p.title} ({', '.join(users)})"
             self.option_users[p.name] = users
 
+    #: the fields every judge takes, shown above the chosen judge's own
+    COMMON = ("name", "kind", "pool")
+
+    def option_groups(self) -> list[dict]:
+        """The fields beyond :attr:`COMMON`, grouped by the judges that read them (the endpoint and model by those
+        that need the network, each declared option by the judges that declare it), in declaration order: the
+        page shows only the chosen judge's groups (JavaScript), and every group under its judges' labels without."""
+        users = {"endpoint": [j.name for j in self.judges if j.needs_network]}
+        users["model"] = users["endpoint"]
+        users.update(self.option_users)
+        groups: dict[tuple[str, ...], list] = {}
+        for name, readers in users.items():
+            if readers:  # an option no judge reads (none declared) is not shown
+                groups.setdefault(tuple(readers), []).append(self[name])
+        labels = {j.name: j.label for j in self.judges}
+        return [{"judges": " ".join(readers), "labels": [labels.get(r, r) for r in readers], "fields": fields}
+                for readers, fields in groups.items()]
+
     def clean(self):
         data = super().clean()
         kind = self.judges.get(data["kind"]) if data.get("kind") in self.judges else None
