@@ -16,8 +16,9 @@ class WorkbenchConfig(AppConfig):
         post_delete.connect(index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")
         # every app's api.py adds its endpoints to the one API (workbench.api); api_console adds the organizers'
         # console endpoints to workbench.api's router
-        from workbench import api_console, job_kinds  # noqa: F401
+        from workbench import api_console, home_sections, job_kinds  # noqa: F401
         from workbench.api import autodiscover
 
         autodiscover()
         job_kinds.autodiscover()  # every app's tasks.py declares its job kinds (JOB_KINDS): registered once, here
+        home_sections.autodiscover()  # every app's home.py adds its task links to the home page (HOME_SECTIONS)

@@ -1,0 +1,62 @@
+"""Task sections of a user's home page, each contributed by the app that owns the tasks: an app's ``home``
+module declares ``HOME_SECTIONS``, functions ``user -> list of TaskLink`` (label, url, count), and the home
+page and the assessor's queue show every link they give. This lets an app above judging (answers) put its
+tasks on pages that sit below it, with no upward import: :func:`autodiscover` imports every project app's
+``home`` module once, in ``WorkbenchConfig.ready()``, as :mod:`workbench.job_kinds` does for ``tasks``.
+Judging's own document queue stays the queue page itself, not a section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.utils.module_loading import module_has_submodule
+
+__all__ = ["SECTIONS", "TaskLink", "autodiscover", "links_for"]
+
+
+@dataclass(frozen=True)
+class TaskLink:
+    """One line of a home page's task list: ``label`` links to ``url``; ``count`` of ``unit`` (``3 topics``)
+    when it has one (None: a page, not a count of work)."""
+
+    label: str
+    url: str
+    count: int | None = None
+    unit: str = ""
+
+    @property
+    def count_text(self) -> str:
+        if self.count is None:
+            return ""
+        return f"{self.count:,} {self.unit}{'s' if self.unit and self.count != 1 else ''}".strip()
+
+
+#: every app's section functions, in the apps' order then their declared order
+SECTIONS: list[Callable[..., list[TaskLink]]] = []
+
+
+def autodiscover() -> list[str]:
+    """Import every project app's ``home`` module and register its ``HOME_SECTIONS``; the apps that declared
+    some. Calling it again changes nothing."""
+    root = Path(settings.BASE_DIR).resolve()
+    found = []
+    for app in apps.get_app_configs():  # this project's apps only
+        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "home"):
+            declared = getattr(import_module(f"{app.name}.home"), "HOME_SECTIONS", ())
+            SECTIONS.extend(s for s in declared if s not in SECTIONS)
+            if declared:
+                found.append(app.name)
+    return found
+
+
+def links_for(user) -> list[TaskLink]:
+    """Every section's links for ``user`` (nothing for someone not logged in)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return [link for section in SECTIONS for link in section(user)]
