@@ -90,6 +90,8 @@ def _csv_download(page, table_prefix: str) -> list[list[str]]:
 def test_significance_matrix_lists_every_pair_sorts_and_exports(page, live_server, track, screenshot_dir):
     log_in(page, live_server, "olga", "organize")
     page.goto(f"{live_server.url}/collections/robust/significance/?measure=map&test=randomization")
+    assert page.locator("svg.heatmap image.cells").get_attribute("width") == "3"  # the picture first
+    page.locator("details#numbers > summary").click()  # the table, one click away
     matrix = page.get_by_role("table", name="Adjusted p-values for every pair of runs")
     rows = matrix.locator("tbody tr")
     assert rows.count() == 3
