@@ -8,6 +8,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from tests import factories
 from tests.judging.test_hybrid import _collection, _generated, _write_human, _write_machine
@@ -53,3 +54,14 @@ def test_without_machine_labels_it_says_so_in_one_line(db):
     _collection()
     with pytest.raises(CommandError, match="has no machine labels"):
         call_command("hybrid_intervals", "hyb", stdout=StringIO())
+
+
+def test_the_leaderboard_ranks_the_runs_under_the_hybrid_policy(track, client, organizer):
+    collection, frame, folder = track
+    _write_human(frame.groupby("qid").head(20), folder / "some.qrels")
+    call_command("import_qrels", "hyb", str(folder / "some.qrels"), "--assessor", "nist", stdout=StringIO())
+    client.force_login(organizer)
+    board = client.get(reverse("evaluation:leaderboard", args=["hyb"]), {"qrels": "hybrid"})
+    text = board.content.decode()
+    assert board.status_code == 200 and "Qrels policy: hybrid." in text
+    assert text.index(">good<") < text.index(">bad<")  # ranked by MAP under the hybrid qrels
