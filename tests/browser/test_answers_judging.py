@@ -1,18 +1,21 @@
 """Answers judged in the browser (issue 42): an organizer uploads two answer runs and a nugget bank on the
-console, sees the bank beside its segments; an assessor on a phone (390 x 844, touch) assigns every nugget of
+console, sees the bank beside its segments, pools the answers and gives the topic to an assessor with
+``build_answer_pools``; an assessor on a phone, following the answer link of their home page, (390 x 844, touch) assigns every nugget of
 every answer with the three choices on the first screen, then at 1280 px revises one with the keyboard.
 Screenshots at 390 and 1280 px go to ``test-artifacts/answers-*.png``."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from playwright.sync_api import expect
 
-from answers.models import Answer, AnswerPool, AnswerPoolItem, AnswerTask, NuggetAssignment, NuggetBank
+from answers.models import Answer, AnswerPool, AnswerTask, NuggetAssignment, NuggetBank
 from judging.models import Judgment
 from tests import factories
 from tests.browser.conftest import log_in
@@ -24,6 +27,8 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobil
 SEGMENTS = {"s1": "The Salk vaccine, an inactivated polio vaccine, was licensed in 1955 after a large field trial.",
             "s2": "Poliomyelitis is caused by the poliovirus, which spreads by the faecal-oral route.",
             "s3": "The oral polio vaccine was developed by Albert Sabin and licensed in 1961."}
+FIRST_SENTENCE = {"alpha": "Polio is caused by the poliovirus.", "beta": "Albert Sabin made an oral vaccine."}
+CHOSEN = {"support": "Support", "not_support": "No support"}  # what the page says of the choice being revised
 LONG = " ".join(f"Further detail {n} on the history of polio vaccination campaigns around the world." for n in range(30))
 
 
@@ -85,21 +90,25 @@ def test_an_organizer_uploads_answers_and_a_bank_and_an_assessor_assigns_nuggets
     expect(page.locator(".segments")).to_contain_text("faecal-oral route")
     page.screenshot(path=str(screenshot_dir / "answers-1-bank-1280.png"), full_page=True)
 
-    # the answers pooled for nugget assignment, topic 301 given to the assessor (as an organizer's pool build does)
-    pool = AnswerPool.objects.create(collection=collection, name="nuggets", kind="nugget")
-    topic = Topic.objects.get(collection=collection, qid="301")
-    for order, answer in enumerate(Answer.objects.filter(run__collection=collection).order_by("run__tag"), start=1):
-        AnswerPoolItem.objects.create(pool=pool, topic=topic, answer=answer, judging_order=order)
-    AnswerTask.objects.create(pool=pool, topic=topic, assessor=assessor)
+    # the organizer pools the answers for nugget assignment and gives topic 301 to the assessor
+    out = io.StringIO()
+    call_command("build_answer_pools", "rag", "--kind", "nugget", "--assessor", "ada", stdout=out)
+    assert "answer pool 'nugget' (nugget): 2 added" in out.getvalue() and "1 topics given to ada" in out.getvalue()
+    pool = AnswerPool.objects.get(collection=collection, kind="nugget")
+    order = [i.answer.run.tag for i in pool.items.order_by("judging_order")]  # the pool's seeded shuffle
+    assert sorted(order) == ["alpha", "beta"]
+    assert AnswerTask.objects.get(pool=pool).assessor == assessor
 
     phone = browser.new_context(**PHONE)
     small = phone.new_page()
     small.set_default_timeout(10_000)
     log_in(small, live_server, "ada", "judge-me")
-    small.goto(f"{live_server.url}/answers/rag/judge/")
+    small.goto(f"{live_server.url}/")  # the home page (the assessor's queue) links the answer tasks
+    small.get_by_role("link", name=re.compile("^Nugget assignment")).click()
+    small.wait_for_url(re.compile(r"/answers/rag/judge/$"))
     small.get_by_role("link", name="Judge").click()
     expect(small.locator("#nugget")).to_contain_text("Polio is caused by the poliovirus")
-    expect(small.locator("#answer-text")).to_contain_text("Polio is caused by the poliovirus.")
+    expect(small.locator("#answer-text")).to_contain_text(FIRST_SENTENCE[order[0]])
     assert "alpha" not in small.content() and "beta" not in small.content()  # blind to systems
     small.screenshot(path=str(screenshot_dir / "answers-2-assign-390.png"))
     choices = ["support", "partial_support", "not_support", "not_support", "not_support", "support"]
@@ -124,9 +133,9 @@ def test_an_organizer_uploads_answers_and_a_bank_and_an_assessor_assigns_nuggets
     desk = browser.new_context(viewport={"width": 1280, "height": 900})
     wide = desk.new_page()
     log_in(wide, live_server, "ada", "judge-me")
-    first = NuggetAssignment.objects.order_by("id").first()
+    first = NuggetAssignment.objects.filter(answer__run__tag="alpha").order_by("id").first()  # alpha cites s2
     wide.goto(f"{live_server.url}/answers/rag/judge/301/nuggets/?answer={first.answer_id}&nugget={first.nugget_id}")
-    expect(wide.locator(".current-note")).to_contain_text("Support")
+    expect(wide.locator(".current-note")).to_contain_text(CHOSEN[first.assignment])
     wide.locator("details summary").first.click()  # a cited segment's text, on demand
     expect(wide.locator("#answer-text details").first).to_contain_text("faecal-oral route")
     wide.screenshot(path=str(screenshot_dir / "answers-4-assign-1280.png"), full_page=True)
