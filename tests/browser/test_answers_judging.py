@@ -1,7 +1,8 @@
 """Answers judged in the browser (issue 42): an organizer uploads two answer runs and a nugget bank on the
 console, sees the bank beside its segments, pools the answers and gives the topic to an assessor with
-``build_answer_pools``; an assessor on a phone, following the answer link of their home page, (390 x 844, touch) assigns every nugget of
-every answer with the three choices on the first screen, then at 1280 px revises one with the keyboard.
+``build_answer_pools``; the assessor on a phone (390 x 844, touch) follows the answer link of their home page
+and assigns every nugget of every answer with the three choices on the first screen, then at 1280 px revises
+one with the keyboard.
 Screenshots at 390 and 1280 px go to ``test-artifacts/answers-*.png``."""
 
 from __future__ import annotations
