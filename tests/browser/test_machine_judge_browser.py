@@ -1,6 +1,6 @@
 """Issue 23 in the browser: an organizer runs the machine judge from the console, reads its agreement page,
 routes the human queues, switches the leaderboard to human-over-machine, and a human assessor's queue starts
-with the pair the machine is least sure of. Screenshots go to test-artifacts/."""
+with the pair whose calibrated machine label is likeliest wrong. Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from judging.machine.embedding import _model
-from judging.models import MachineVerdict
+from judging.models import MachineJudge
+from judging.queueing import routing_gain
 from tests import factories
 from tests.browser.conftest import log_in
 from tests.judging.machine_fixtures import TEXTS, machine_collection
@@ -67,10 +68,10 @@ def test_an_organizer_runs_the_machine_judge_and_routes_a_human_queue(page, live
     page.screenshot(path=str(screenshot_dir / "leaderboard-human-over-machine.png"), full_page=True)
     page.get_by_role("button", name="Log out").click()
 
-    threshold = Job.objects.get(kind="machine judge").params["calibration"]["thresholds"][0]
-    pending = {v.docno: abs(v.probability - threshold)
-               for v in MachineVerdict.objects.filter(topic__qid="301", docno__in=["c2", "c3", "c5", "c6"])}
-    least_sure = min(pending, key=pending.get)
+    # the router's expected gain: the chance the per-topic calibrated label is wrong, highest first
+    gain = routing_gain(MachineJudge.objects.get(name="embedding"))
+    topic = collection.topics.get(qid="301").pk
+    least_sure = max(["c2", "c3", "c5", "c6"], key=lambda d: gain[(topic, d)])
     log_in(page, live_server, "ada", "judge-me")
     page.goto(f"{live_server.url}/judge/next/")
     page.wait_for_load_state("load")
