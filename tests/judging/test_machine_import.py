@@ -145,3 +145,23 @@ def test_agreement_of_imported_labels_is_that_of_their_own_grades(collection, tm
     figures = json.loads(out.getvalue())
     assert figures["confusion"] == [[2, 1], [1, 2]]  # the file's annotations, not a calibration refitted on nothing
     assert figures["kappa_binary"] == pytest.approx(cohen_kappa_score([1, 0, 1, 0, 1, 0], [1, 0, 0, 0, 1, 1]))
+
+
+def test_agreement_shown_again_follows_a_new_human_judgment(collection, tmp_path):
+    """Machine agreement is kept once computed (the page ranks every run twice); a human judgment made since
+    is in the figures of the next visit."""
+    (tmp_path / "nist").write_text("301 0 a 1\n301 0 b 0\n302 0 c 1\n302 0 d 0\n")
+    (tmp_path / "labels").write_text("301 0 a 1\n301 0 b 0\n302 0 c 0\n302 0 d 0\n303 0 e 1\n")
+
+    def confusion():
+        out = StringIO()
+        call_command("machine_agreement", "robust", "--judge", "lab", "--format", "json", stdout=out)
+        return json.loads(out.getvalue())["confusion"]
+
+    call_command("import_qrels", "robust", str(tmp_path / "nist"), "--assessor", "nist", stdout=StringIO())
+    _run("robust", str(tmp_path / "labels"), "--judge", "lab")
+    assert confusion() == [[2, 0], [1, 1]]
+    assert confusion() == [[2, 0], [1, 1]]  # shown again: kept
+    (tmp_path / "more").write_text("303 0 e 1\n")
+    call_command("import_qrels", "robust", str(tmp_path / "more"), "--assessor", "nist", stdout=StringIO())
+    assert confusion() == [[2, 0], [1, 2]]  # the new human judgment of 303/e agrees with the machine
