@@ -34,6 +34,6 @@ def test_the_engines_names_and_the_pages_labels_cannot_drift_apart():
 
 
 def test_labels_read_as_a_phrase():
-    assert POLICIES.describe() == ("adjudicated, else majority, majority, human, machine or human over machine")
+    assert POLICIES.describe() == ("adjudicated, else majority, majority, human, machine, human over machine or hybrid")
     assert Vocabulary("x", [("a", "A")]).describe() == "A"
     assert CORRECTION_CHOICES.label("bh") == "Benjamini–Hochberg (FDR)"
