@@ -40,6 +40,6 @@ def test_evaluate_keeps_its_output_the_scores_and_says_how_far_it_is_on_standard
     scores = json.loads(out.getvalue())  # nothing but the scores on standard output
     assert {r["run"]: r["measures"]["map"] for r in scores["runs"]} == MAP
     lines = err.getvalue().splitlines()
-    assert lines[0] == "0% evaluating robust: reading the runs and the qrels, scoring every run(s)"
+    assert lines[0] == "0% evaluating robust: reading the runs and the qrels, scoring every run"
     assert lines[1] == "100% evaluating robust: 3 runs scored"
     assert re.fullmatch(r"evaluated 3 runs of 'robust' on 2 topics \(map; qrels current\); \d+\.\d s", lines[2])

@@ -59,8 +59,9 @@ class Command(WorkbenchCommand):
             kinds = {n: m.spec.value for m in parse_requests(measures) for n in m.names}
             with Shown(SimpleNamespace(stdout=self.stderr), 1, "stage", f"evaluating {collection.slug}") as shown:
                 if not shown.terminal:  # standard output is the scores: how far it is goes to standard error
-                    self.stderr.write(f"0% evaluating {collection.slug}: reading the runs and the qrels, scoring "
-                                      f"{len(opts['runs']) if opts['runs'] else 'every'} run(s)")
+                    which = f"{len(opts['runs'])} run{'s' if len(opts['runs']) != 1 else ''}" if opts["runs"] \
+                        else "every run"
+                    self.stderr.write(f"0% evaluating {collection.slug}: reading the runs and the qrels, scoring {which}")
                 board = leaderboard(collection, measures=measures, tags=opts["runs"], qrels_policy=policy,
                                     assessor=assessor, judged_threshold=opts["judged_threshold"])
                 shown.report(f"evaluating {collection.slug}: {len(board.runs)} runs scored", 1)
