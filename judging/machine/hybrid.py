@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
-from scipy.special import expit, logit
-from sklearn.linear_model import LogisticRegression
+
+# SciPy and scikit-learn are imported where a calibration is fitted or applied, not with this module: the machine
+# judges' registry imports it at every start-up (every command, every web worker), and they cost ~1.5 CPU s there
 
 __all__ = ["DEFAULT_COEF", "PRIOR_STRENGTH", "TopicCalibration", "fit_topics", "hybrid_grades", "hybrid_qrels", "margin_of",
            "route_next"]
@@ -51,6 +51,8 @@ def margin_of(grades: Sequence[float], probabilities: Sequence[float] | None, *,
     if probabilities is not None:
         p = np.asarray(probabilities, dtype=float)
         given = ~np.isnan(p)
+        from scipy.special import logit
+
         margin[given] = logit(np.clip(p[given], 1e-4, 1 - 1e-4))
     return margin
 
@@ -70,6 +72,8 @@ class TopicCalibration:
         return np.column_stack([a, b])
 
     def probability(self, qids: Sequence, margin: Sequence[float]) -> np.ndarray:
+        from scipy.special import expit
+
         coef = self.coefficients(qids)
         return expit(coef[:, 0] + coef[:, 1] * np.asarray(margin, dtype=float))
 
@@ -81,12 +85,17 @@ class TopicCalibration:
 def _overall(margin: np.ndarray, relevant: np.ndarray) -> tuple[float, float]:
     if len(relevant) < 2 or relevant.min() == relevant.max():
         return DEFAULT_COEF
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=10.0).fit(margin[:, None], relevant)
     return float(model.intercept_[0]), max(float(model.coef_[0, 0]), MIN_SLOPE)
 
 
 def _topic(margin: np.ndarray, relevant: np.ndarray, prior: np.ndarray) -> tuple[float, float]:
     """The MAP coefficients of one topic under the Gaussian prior centred on ``prior``."""
+    from scipy.optimize import minimize
+    from scipy.special import expit
+
     x = np.column_stack([np.ones(len(margin)), margin])
 
     def loss(w):
