@@ -102,3 +102,13 @@ def test_the_strategy_registry_declares_without_importing_the_implementations():
             "print(sorted(m for m in ('pandas', 'pyarrow', 'scipy', 'sklearn') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
+def test_django_starts_without_the_libraries_only_some_work_needs():
+    """Every command and web worker pays django.setup(): SciPy, scikit-learn and matplotlib come with the work
+    that uses them (a calibration, a statistic, a plot), not with the registries every start-up reads."""
+    code = ("import sys, django; django.setup(); "
+            "print(sorted(m for m in ('scipy', 'sklearn', 'matplotlib') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "SERVER_WARM_UP": "0"})
+    assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
