@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from evaluation.heatmap import CLASSES, SELF
 from evaluation.tasks import request_board
@@ -137,6 +138,12 @@ def _significance(page, base: str, width: int, shoot) -> None:
     for label in (heatmap.locator("text.row").first, heatmap.locator("text.column").first, heatmap.locator("text.row").last):
         assert _inside(label.bounding_box(), svg)
     assert heatmap.locator("text.row").first.bounding_box()["height"] >= 7  # legible, not a grey smear
+    cells.scroll_into_view_if_needed()
+    image = cells.bounding_box()
+    page.mouse.move(image["x"] + 2.5 * image["width"] / RUNS, image["y"] + 0.5 * image["height"] / RUNS)
+    rows = heatmap.locator("text.row").all_text_contents()
+    expect(page.locator("#heatmap-pair")).to_contain_text(f"{rows[0]} against {rows[2]}: ")  # the pair, named
+    assert page.locator("#heatmap-pair").inner_text().split(": ", 1)[1] in [label for _, _, label in CLASSES]
     assert not page.get_by_role("table", name="Adjusted p-values for every pair of runs").is_visible()
     page.get_by_text("The numbers", exact=True).click()  # the table, one click away
     assert page.get_by_role("table", name="Adjusted p-values for every pair of runs").is_visible()
