@@ -153,9 +153,12 @@ def _store_assignments(collection: Collection, matched: list, assessor: str) -> 
                 rows[name].append(item)
     # rows as columns, without a model instance each (as judging's qrels import: bulk_create spent 96 of 100 s
     # on 92,000 assignments)
+    # provenance as JSON text per row: a constant would be prepared as a driver's JSON object (psycopg's Jsonb),
+    # which PostgreSQL's COPY cannot take
+    rows["provenance"] = ["{}"] * len(rows["answer"])
     created = insert_columns(NuggetAssignment, rows, {
         "collection": collection.pk, "assessor": assessor, "source": Source.IMPORT.value, "comment": "",
-        "provenance": {}, "created_at": timezone.now()})
+        "created_at": timezone.now()})
     return AssignmentsSummary(assessor, created, revised, unchanged, len(matched))
 
 

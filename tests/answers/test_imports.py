@@ -114,6 +114,8 @@ def test_assignments_import_against_the_current_bank_and_revise_on_a_second_file
     summary = assignments_import(collection=track, source=files["assignments"], assessor="nist")
     total = sum(len(r["nuggets"]) for r in files["records"])
     assert (summary.created, summary.answers, summary.assessor) == (total, 6, "nist")
+    first = NuggetAssignment.objects.order_by("id").first()
+    assert (first.provenance, first.source, first.comment, first.user_id) == ({}, "import", "", None)
     records = files["records"]
     flipped = {**records[0], "nuggets": [{**n, "assignment": "support"} for n in records[0]["nuggets"]]}
     changed = sum(n["assignment"] != "support" for n in records[0]["nuggets"])
