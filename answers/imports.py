@@ -9,6 +9,7 @@ collection is linked to it (a run of kind *both*). The run's ``ir_metadata`` is 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 from django.db import transaction
 
 from answers.models import Answer, AnswerRun, AnswerSentence
+from workbench.bulk import insert_columns
 from workbench.formats import FormatError
 from workbench.formats import answers as answer_format
 from workbench.formats.sources import Source, is_path
@@ -106,10 +108,11 @@ def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.
             Answer(run=record, topic_id=topics[a.topic_id], line=a.line, references=list(a.references),
                    cited=list(a.cited), metadata=dict(a.metadata), num_sentences=len(a.sentences))
             for a in run.answers], batch_size=1000)
-        AnswerSentence.objects.bulk_create([
-            AnswerSentence(answer=row, position=k, text=s.text, citations=list(s.citations))
-            for row, a in zip(answers, run.answers, strict=True) for k, s in enumerate(a.sentences)],
-            batch_size=2000)
+        # the sentences as columns, without a model instance each (workbench.bulk); citations as JSON text
+        pairs = [(row.pk, k, s) for row, a in zip(answers, run.answers, strict=True) for k, s in enumerate(a.sentences)]
+        insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
+                                        "text": [s.text for _, _, s in pairs],
+                                        "citations": [json.dumps(list(s.citations)) for _, _, s in pairs]})
         stored.append(ImportedAnswers(record, bool(replaced)))
         if progress:
             progress(1)
