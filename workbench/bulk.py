@@ -16,6 +16,7 @@ import is still all or nothing.
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -54,7 +55,8 @@ def prepare_columns(model, columns: Mapping[str, Sequence], constants: Mapping[s
     target = f"{quote(meta.db_table)} ({', '.join(quote(fields[name].column) for name in [*names, *fixed])})"
     if connection.vendor == "postgresql":
         data = {name: _arrow(columns[name]) for name in names}
-        data.update({name: pa.array([_csv_value(value)] * n) for name, value in fixed.items()})
+        data.update({name: pa.array([_csv_value(fields[name], constants[name], value)] * n)
+                     for name, value in fixed.items()})
         payload = _csv(pa.table(data))
 
         def write() -> int:
@@ -116,9 +118,12 @@ def _arrow(values) -> pa.Array | pa.ChunkedArray:
     return pa.array(values)
 
 
-def _csv_value(value):
-    """A constant as COPY's CSV reads it (datetimes in ISO 8601 with their offset)."""
-    return value.isoformat() if hasattr(value, "isoformat") else value
+def _csv_value(field, given, prepared):
+    """A constant as COPY's CSV reads it: a JSON field's value as its JSON text (the driver's JSON wrapper is no
+    value pyarrow knows), datetimes in ISO 8601 with their offset."""
+    if field.get_internal_type() == "JSONField":
+        return None if given is None else json.dumps(given, cls=field.encoder)
+    return prepared.isoformat() if hasattr(prepared, "isoformat") else prepared
 
 
 def _csv(data: pa.Table) -> pa.Buffer:
