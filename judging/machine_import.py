@@ -7,7 +7,12 @@ Labels alone are enough: the collection needs its topics, not the documents' tex
 document by docno, as imported qrels do). Every line is checked before anything is written; a pair the judge
 has judged already keeps its first label. A judge named for the first time is created as an ``imported``
 machine assessor (it has no model to run here: its labels come from files or the API); each import is
-listed in its configuration (file, sha256, model, format, labels, when)."""
+listed in its configuration (file, sha256, model, format, labels, when).
+
+A label on a document whose text reads as instructions to a judge (``judging.machine.injection``) is not a
+judgment: as for labels pushed over the API (``judging.machine_labels``) and the workbench's own judges, its
+verdict is flagged and the pair left to the humans (:func:`document_signs`, then
+``judging.machine_services.machine_verdict_record``). On labels alone (no texts) nothing is flagged."""
 
 from __future__ import annotations
 
@@ -18,19 +23,25 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from judging.machine.base import Provenance, Verdict
+from judging.machine.injection import instruction_signs
+from judging.machine_services import FLAGGED, machine_verdict_record
 from judging.models import Judgment, MachineJudge, MachineVerdict
 from workbench.formats.errors import FormatError
-from workbench.formats.machine_labels import read_machine_labels
+from workbench.formats.machine_labels import MachineLabels, read_machine_labels
 from workbench.formats.sources import Source, display_name
-from workbench.models import Collection
+from workbench.models import Collection, Document
 from workbench.services import ImportRefused
 from workbench.signals import collection_changed
 
-__all__ = ["IMPORTED", "MachineImportSummary", "imported_judge", "machine_labels_import"]
+__all__ = ["FLAGGED_SAID", "IMPORTED", "MachineImportSummary", "document_signs", "imported_judge", "judged_pairs",
+           "machine_labels_import"]
 
 #: the kind of a machine judge whose labels were made elsewhere
 IMPORTED = "imported"
 MAX_PROBLEMS = 20
+#: how a summary line says what ``flagged`` counts
+FLAGGED_SAID = "flagged for humans (the document's text reads as instructions to a judge)"
 _BATCH = 2000
 
 
@@ -43,6 +54,7 @@ class MachineImportSummary:
     already: int
     topics: int
     sha256: str
+    flagged: int = 0
 
 
 def imported_judge(collection: Collection, name: str, *, created: dict | None = None) -> MachineJudge:
@@ -65,6 +77,27 @@ def _check_name(name: str) -> str:
     return name
 
 
+def document_signs(collection: Collection, docnos: set[str]) -> dict[str, str]:
+    """Per document whose text (title and body, as a job's judge reads it) reads as instructions to a judge,
+    the phrase that does (``judging.machine.injection``); documents without text have none."""
+    found, wanted = {}, sorted(docnos)
+    for start in range(0, len(wanted), _BATCH):
+        rows = (Document.objects.filter(collection=collection, docno__in=wanted[start:start + _BATCH])
+                .values_list("docno", "title", "text"))
+        for docno, title, text in rows.iterator(chunk_size=_BATCH):
+            sign = instruction_signs(f"{title}\n{text}" if title else text)
+            if sign:
+                found[docno] = sign
+    return found
+
+
+def judged_pairs(judge: MachineJudge) -> set[tuple[int, str]]:
+    """The (topic id, docno) pairs the judge has judged or left flagged to the humans: not recorded again."""
+    done = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic_id", "docno"))
+    return done | set(MachineVerdict.objects.filter(judge=judge, ok=False, error__startswith=FLAGGED)
+                      .values_list("topic_id", "docno"))
+
+
 def machine_labels_import(*, collection: Collection, source: Source, judge: str, model: str = "",
                           name: str | None = None) -> MachineImportSummary:
     """Import the labels of ``source`` as the judgments of the machine judge named ``judge`` (created the
@@ -72,6 +105,33 @@ def machine_labels_import(*, collection: Collection, source: Source, judge: str,
     every bad line (``file:LINE: what``); nothing is imported then."""
     judge_name = _check_name(judge)
     shown = name or (Path(source).name if isinstance(source, str | Path) else display_name(source))
+    labels, topics = _read(collection, source, shown)
+    model = (model or judge_name).strip()[:200]
+    now = timezone.now()
+    reply = f"imported from {shown} sha256:{labels.sha256}"
+    signs = document_signs(collection, set(labels.docno))
+    with transaction.atomic():
+        row = imported_judge(collection, judge_name)
+        done = judged_pairs(row)
+        fresh = [i for i in range(len(labels)) if (topics[labels.qid[i]], labels.docno[i]) not in done]
+        flagged = _flagged(row, labels, [i for i in fresh if labels.docno[i] in signs], topics, signs,
+                           Provenance(model=model), reply)
+        fresh = [i for i in fresh if labels.docno[i] not in signs]
+        _judgments(row, labels, fresh, topics, model, reply)
+        imports = list((row.config or {}).get("imports", []))
+        imports.append({"file": shown[:200], "sha256": labels.sha256, "model": model, "format": labels.format,
+                        "labels": len(labels), "recorded": len(fresh), "flagged": flagged,
+                        "imported_at": now.isoformat()})
+        row.config = {**(row.config or {}), "imports": imports}
+        row.save(update_fields=["config"])
+        collection_changed.send(sender=Judgment, collection_id=collection.pk)  # rows written without post_save
+    return MachineImportSummary(judge=judge_name, format=labels.format, labels=len(labels), recorded=len(fresh),
+                                already=len(labels) - len(fresh) - flagged, topics=len(set(labels.qid)),
+                                sha256=labels.sha256, flagged=flagged)
+
+
+def _read(collection: Collection, source: Source, shown: str) -> tuple[MachineLabels, dict[str, int]]:
+    """The file's labels, every one checked, and the collection's topic ids by qid."""
     try:
         labels = read_machine_labels(source, name=shown, grades=sorted(collection.grades),
                                      relevant_from=collection.relevant_from, max_problems=MAX_PROBLEMS)
@@ -83,28 +143,30 @@ def machine_labels_import(*, collection: Collection, source: Source, judge: str,
     if unknown:
         raise ImportRefused(unknown[:MAX_PROBLEMS] + ([f"... {len(unknown) - MAX_PROBLEMS} more"]
                                                       if len(unknown) > MAX_PROBLEMS else []))
-    model = (model or judge_name).strip()[:200]
-    now = timezone.now()
-    with transaction.atomic():
-        row = imported_judge(collection, judge_name)
-        done = set(MachineVerdict.objects.filter(judge=row, ok=True).values_list("topic_id", "docno"))
-        fresh = [i for i in range(len(labels)) if (topics[labels.qid[i]], labels.docno[i]) not in done]
-        judgments = Judgment.objects.bulk_create([
-            Judgment(collection=collection, topic_id=topics[labels.qid[i]], docno=labels.docno[i],
-                     grade=labels.grade[i], assessor=row.user.username, user=row.user,
-                     source=Judgment.Source.MACHINE) for i in fresh], batch_size=_BATCH)
-        reply = f"imported from {shown} sha256:{labels.sha256}"
-        MachineVerdict.objects.bulk_create([
-            MachineVerdict(judge=row, topic_id=topics[labels.qid[i]], docno=labels.docno[i], judgment=judgment,
-                           ok=True, model=model, raw_reply=reply, parsed_grade=labels.grade[i],
-                           probability=labels.probability[i])
-            for i, judgment in zip(fresh, judgments, strict=True)], batch_size=_BATCH)
-        imports = list((row.config or {}).get("imports", []))
-        imports.append({"file": shown[:200], "sha256": labels.sha256, "model": model, "format": labels.format,
-                        "labels": len(labels), "recorded": len(fresh), "imported_at": now.isoformat()})
-        row.config = {**(row.config or {}), "imports": imports}
-        row.save(update_fields=["config"])
-        collection_changed.send(sender=Judgment, collection_id=collection.pk)  # rows written without post_save
-    return MachineImportSummary(judge=judge_name, format=labels.format, labels=len(labels), recorded=len(fresh),
-                                already=len(labels) - len(fresh), topics=len(set(labels.qid)),
-                                sha256=labels.sha256)
+    return labels, topics
+
+
+def _judgments(judge: MachineJudge, labels: MachineLabels, rows: list[int], topics: dict, model: str, reply: str) -> None:
+    """Record the labels ``rows`` as the judge's judgments, each with its verdict (in batches)."""
+    judgments = Judgment.objects.bulk_create([
+        Judgment(collection=judge.collection, topic_id=topics[labels.qid[i]], docno=labels.docno[i],
+                 grade=labels.grade[i], assessor=judge.user.username, user=judge.user,
+                 source=Judgment.Source.MACHINE) for i in rows], batch_size=_BATCH)
+    MachineVerdict.objects.bulk_create([
+        MachineVerdict(judge=judge, topic_id=topics[labels.qid[i]], docno=labels.docno[i], judgment=judgment,
+                       ok=True, model=model, raw_reply=reply, parsed_grade=labels.grade[i],
+                       probability=labels.probability[i])
+        for i, judgment in zip(rows, judgments, strict=True)], batch_size=_BATCH)
+
+
+def _flagged(judge: MachineJudge, labels: MachineLabels, rows: list[int], topics: dict, signs: dict, provenance: Provenance,
+             reply: str) -> int:
+    """Record the labels ``rows`` of documents that read as instructions to a judge as a push records them
+    (``machine_verdict_record`` with the phrase): no judgment, the verdict flagged for the humans."""
+    flagged = 0
+    for i in rows:
+        verdict = Verdict(qid=labels.qid[i], docno=labels.docno[i], ok=True, grade=labels.grade[i],
+                          probability=labels.probability[i], raw_reply=reply)
+        flagged += machine_verdict_record(judge=judge, verdict=verdict, topic_id=topics[labels.qid[i]],
+                                          provenance=provenance, sign=signs[labels.docno[i]])
+    return flagged

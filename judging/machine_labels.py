@@ -22,10 +22,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from judging.machine.base import Provenance, Verdict
-from judging.machine.injection import instruction_signs
-from judging.machine_import import imported_judge
-from judging.machine_services import FLAGGED, machine_verdict_record
-from judging.models import MachineJudge, MachineVerdict
+from judging.machine_import import document_signs, imported_judge, judged_pairs
+from judging.machine_services import machine_verdict_record
+from judging.models import MachineJudge
 from pooling.models import Pool, PoolEntry
 from workbench.models import Collection, Document
 from workbench.services import ImportRefused
@@ -158,18 +157,6 @@ def labels_parse(collection: Collection, text: str) -> list[tuple]:
     return [(topics[qid], verdict, provenance) for _, (qid, _, verdict, provenance) in found]
 
 
-def _signs(collection: Collection, docnos: set[str]) -> dict[str, str]:
-    """Per document whose text (title and body, as a job's judge reads it) reads as instructions to a judge,
-    the phrase that does (``judging.machine.injection``)."""
-    found = {}
-    rows = Document.objects.filter(collection=collection, docno__in=docnos).values_list("docno", "title", "text")
-    for docno, title, text in rows.iterator(chunk_size=2000):
-        sign = instruction_signs(f"{title}\n{text}" if title else text)
-        if sign:
-            found[docno] = sign
-    return found
-
-
 def _new_judge(collection: Collection, name: str, parsed: list[tuple], pushed_by) -> MachineJudge:
     """A judge named for the first time by an organizer's push: an ``imported`` machine assessor (as a file
     import makes one), its configuration saying who created it, when and with which model's labels."""
@@ -197,8 +184,8 @@ def labels_push(*, collection: Collection, judge: MachineJudge | None, text: str
     parsed = labels_parse(collection, text)
     if judge is None:
         judge = _new_judge(collection, name, parsed, pushed_by)
-    signs = _signs(collection, {verdict.docno for _, verdict, _ in parsed})
-    done = _judged(judge)
+    signs = document_signs(collection, {verdict.docno for _, verdict, _ in parsed})
+    done = judged_pairs(judge)
     recorded = flagged = 0
     for topic_id, verdict, provenance in parsed:
         if (topic_id, verdict.docno) in done:
@@ -213,17 +200,10 @@ def labels_push(*, collection: Collection, judge: MachineJudge | None, text: str
                        already=len(parsed) - recorded - flagged, flagged=flagged)
 
 
-def _judged(judge: MachineJudge) -> set[tuple[int, str]]:
-    """The (topic id, docno) pairs the judge has judged or left flagged to the humans: not recorded again."""
-    done = set(MachineVerdict.objects.filter(judge=judge, ok=True).values_list("topic_id", "docno"))
-    return done | set(MachineVerdict.objects.filter(judge=judge, ok=False, error__startswith=FLAGGED)
-                      .values_list("topic_id", "docno"))
-
-
 def pairs_to_judge(judge: MachineJudge, pool: Pool, *, limit: int = 100) -> tuple[int, list[dict]]:
     """The pool's (topic, document) pairs the judge has not judged, in judging order: (how many, the first
     ``limit`` with the texts a judge reads)."""
-    done = _judged(judge)
+    done = judged_pairs(judge)
     entries = [(t, d) for t, d in PoolEntry.objects.filter(pool=pool).order_by("topic__qid", "judging_order")
                .values_list("topic_id", "docno") if (t, d) not in done]
     first = entries[:limit]

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
-from judging.machine_import import machine_labels_import
+from judging.machine_import import FLAGGED_SAID, machine_labels_import
 from judging.machine_services import (
     MAX_FAILURES,
     MachineJobCancelled,
@@ -59,7 +59,8 @@ def import_machine_labels(job_id: int) -> None:
         judge = progress.job.params.get("assessor") or files.name(path).rsplit(".", 1)[0]
         s = machine_labels_import(collection=progress.job.collection, source=path, judge=judge)
         progress.finish(lines=[f"{files.name(path)}: {s.recorded} labels ({s.format}) on {s.topics} topics as machine "
-                               f"judge {s.judge!r}" + (f", {s.already} already judged, kept" if s.already else "")])
+                               f"judge {s.judge!r}" + (f", {s.already} already judged, kept" if s.already else "")
+                               + (f", {s.flagged} {FLAGGED_SAID}" if s.flagged else "")])
 
 
 uploads.register(uploads.UploadKind(

@@ -1,4 +1,4 @@
-from judging.machine_import import machine_labels_import
+from judging.machine_import import FLAGGED_SAID, machine_labels_import
 from workbench.management.base import WorkbenchCommand
 
 
@@ -18,4 +18,4 @@ class Command(WorkbenchCommand):
         s = machine_labels_import(collection=collection, source=opts["file"], judge=opts["judge"], model=opts["model"])
         self.stdout.write(f"imported {s.recorded} labels ({s.format}) on {s.topics} topics into {collection.slug!r} "
                           f"as machine judge {s.judge!r}" + (f"; {s.already} already judged, kept" if s.already else "")
-                          + f"; sha256 {s.sha256}")
+                          + (f"; {s.flagged} {FLAGGED_SAID}" if s.flagged else "") + f"; sha256 {s.sha256}")
