@@ -13,6 +13,7 @@ Target: p95 <= 300 ms during the import, nothing failed.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import random
 import statistics
@@ -36,17 +37,21 @@ TARGET = 0.3
 
 
 class PageTimedAssessor(TimedAssessor):
-    """Also records (start, latency, ok) of every next-document page (GET of a judging item)."""
+    """Also records (start, latency, ok) of every next-document page (GET of a judging item), and the status
+    of every post that was not accepted."""
 
     def __init__(self, name: str):
         super().__init__(name)
         self.pages: list[tuple[float, float, bool]] = []
+        self.refused: list[int] = []
 
     def request(self, path, data=None):
         start = time.monotonic()
         status, location, page = super().request(path, data)
         if data is None and path.startswith("/judge/item/"):
             self.pages.append((start, time.monotonic() - start, status == 200))
+        if data is not None and "grade" in data and status != 302:
+            self.refused.append(status)
         return status, location, page
 
 
@@ -144,6 +149,7 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
         processes, port = _serve(env, tmp)
         load_judging.BASE = f"http://127.0.0.1:{port}"
         people = [PageTimedAssessor(n) for n in names]
+        threads: list[threading.Thread] = []
         try:
             for _ in range(150):
                 if people[0].request("/accounts/login/")[0] != 599:
@@ -151,8 +157,8 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
                 time.sleep(0.2)
             for person in people:
                 person.log_in()
-            threads = [threading.Thread(target=p.judge, args=(random.Random(i),), daemon=True)
-                       for i, p in enumerate(people)]
+            threads += [threading.Thread(target=p.judge, args=(random.Random(i),), daemon=True)
+                        for i, p in enumerate(people)]
             for thread in threads:
                 thread.start()
             time.sleep(2)
@@ -163,9 +169,11 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
             end = time.monotonic()
             time.sleep(15)  # the board job of the new runs, in the worker
             after = time.monotonic()
-        finally:
+        finally:  # the assessors stop before the server: a request cut short by the shutdown is no failure
             for person in people:
                 person.stop.set()
+            for thread in threads:
+                thread.join(timeout=60)
             for process in processes:
                 process.terminate()
                 process.wait(timeout=60)
@@ -177,6 +185,10 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
     for phase, (a, b) in (("before the import (8 s)", (before, start)), ("during the import", (start, end)),
                           ("after it (15 s, board job)", (end, after))):
         print(f"| {phase} | judgment post | {_stats(posts, a, b)} |\n| {phase} | next document | {_stats(pages, a, b)} |")
+    refused = collections.Counter(status for p in people for status in p.refused)
+    if refused:
+        print("\nposts not accepted, by status (599: no answer): "
+              + ", ".join(f"{status}: {count}" for status, count in sorted(refused.items())))
     missed = []
     for label, records in (("judgment post", posts), ("next document", pages)):
         p95, failed = _p95(records, start, after)
