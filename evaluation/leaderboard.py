@@ -21,7 +21,7 @@ Paired tests need one value per topic for every run: a topic a run returned noth
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -86,21 +86,22 @@ class Leaderboard:
     letters_method: str = "piepho"             # or "rank-intervals" (see leaderboard_stats.compact_letters)
     board_version: str | None = None           # the stored board it was read from (evaluation.board)
 
-    def as_dict(self, *, per_topic: bool = False) -> dict:
+    def as_dict(self, *, per_topic: bool = False, runs: Set[str] | None = None) -> dict:
         """The leaderboard as JSON-ready data (NaN and infinities as None), for the page's JSON export and
         ``manage.py evaluate --format json`` alike; ``per_topic`` adds each run's values per topic (natural
-        topic order) for its measures and judged@10."""
-        runs = []
-        for r in self.runs:
+        topic order) for its measures and judged@10. ``runs``: only these tags' rows (the others' per-topic
+        values are not read)."""
+        rows = []
+        for r in self.runs if runs is None else [r for r in self.runs if r.tag in runs]:
             row = {"run": r.tag, "team": r.team, "contributed": r.contributed, "rank": r.rank,
                    "measures": r.measures, "ci95": {k: list(v) for k, v in r.ci.items()}, "group": r.letter,
                    "judged_at_10": r.judged_at_10, "judged_at_k": {str(k): v for k, v in r.judged_at_k.items()},
                    "flags": r.flags, "robust": r.robust, "topics": r.topics}
             row.update({"per_topic": self._per_topic_values(r.tag)} if per_topic else {})
-            runs.append(row)
+            rows.append(row)
         return _plain({"collection": self.collection, "measures": self.measures, "qrels": self.qrels_policy,
                        "topics": [str(q) for q in self.topics],
-                       "pool": self.pool, "judged_threshold": self.judged_threshold, "runs": runs})
+                       "pool": self.pool, "judged_threshold": self.judged_threshold, "runs": rows})
 
     def _per_topic_values(self, tag: str) -> dict[str, dict[str, float]]:
         found = self.per_topic.scores(tag)  # the run's arrays, not its frame: 4 s for 1,000 runs' frames

@@ -57,8 +57,8 @@ def test_per_topic_results_are_the_stored_leaderboard_s_and_the_run_pages_number
                        **bearer(organizer)).json()
     assert {r["run"]: r["measures"] for r in board["runs"]} == {t: r["measures"] for t, r in runs.items()}
     # one run; an unknown one named; a researcher only where the organizers allow it
-    one = client.get(url, {"runs": "blue-a"}, **bearer(organizer)).json()
-    assert [r["run"] for r in one["runs"]] == ["blue-a"]
+    one = client.get(url, {"runs": "blue-a", "measures": "map,P.10"}, **bearer(organizer)).json()
+    assert one["runs"] == [runs["blue-a"]] and one["topics"] == data["topics"]  # the same numbers as among all
     unknown = client.get(url, {"runs": "blue-a,nope"}, **bearer(organizer))
     assert unknown.status_code == 400 and "'nope'" in unknown.json()["detail"]
     assert client.get(url, **bearer(researcher)).status_code == 403
