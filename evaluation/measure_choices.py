@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from evaluation.engine.declaration import SYNTAX
 from evaluation.engine.spec import SPECS, from_ir_measures
 
-__all__ = ["groups", "requested", "rows"]
+__all__ = ["groups", "requested", "rows", "syntax"]
 
 #: blank rows under the chosen ones: a measure can be added without JavaScript
 BLANK_ROWS = 1
@@ -38,19 +38,23 @@ def requested(query) -> list[str]:
 
 def groups(chosen: Sequence[str] = ()) -> list[dict]:
     """The select's option groups: each family a leaderboard can rank runs by (plus any other chosen one), with
-    its label, whether it takes parameters, the syntax and its default request as a hint."""
+    its label."""
     chosen_names = {_split(r)[0] for r in chosen}
     offered = [s for s in SPECS.values() if s.ranks_runs or s.name in chosen_names]
 
     def option(spec) -> dict:
-        return {"name": spec.name, "label": spec.label or spec.name, "takes_params": spec.takes_params,
-                "syntax": SYNTAX.get(spec.kind, ""), "help": spec.help}
+        return {"name": spec.name, "label": spec.label or spec.name}
 
-    typed = [{"name": n, "label": n, "takes_params": True, "syntax": "", "help": ""}
-             for n in sorted(chosen_names - set(SPECS))]  # a nickname or a typo: kept, the parser says what it is
+    typed = [{"name": n, "label": n} for n in sorted(chosen_names - set(SPECS))]  # a nickname or a typo: kept, the parser says what it is
     found = [{"label": "trec_eval's measures", "families": [option(s) for s in offered if s.trec]},
              {"label": "the workbench's own", "families": [option(s) for s in offered if not s.trec]}]
     return found + ([{"label": "as typed", "families": typed}] if typed else [])
+
+
+def syntax() -> dict[str, str]:
+    """Each family's parameter syntax ("" for one that takes none), once per page for the rows' script: the
+    options themselves stay bare (six rows of some fifty families each)."""
+    return {s.name: SYNTAX.get(s.kind, "") if s.takes_params else "" for s in SPECS.values()}
 
 
 def _split(request: str) -> tuple[str, str]:

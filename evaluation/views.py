@@ -178,6 +178,7 @@ def _choices(request: HttpRequest, collection: Collection) -> dict:
     return {"measures": measures, "measures_text": " ".join(measures or []), "qrels_policy": scoped,
             "measure_rows": measure_choices.rows(measures or DEFAULT_MEASURES),
             "measure_groups": measure_choices.groups(measures or DEFAULT_MEASURES),
+            "measure_syntax": measure_choices.syntax(),
             "policy": policy, "topics": topics, "completeness": done,
             "assessor": assessor, "test": test, "correction": correction,
             "test_label": TEST_CHOICES.label(test), "correction_label": CORRECTION_CHOICES.label(correction),
