@@ -15,6 +15,9 @@ class EvaluationConfig(AppConfig):
         register_ranking_agreement(ranking_agreement_rows)
         register_system_scores(run_map_over)
         measure_families.autodiscover()  # the measure families declared in modules of their own, registered once
+        from evaluation import release_parts
+
+        release_parts.autodiscover()  # every app's release_files.py adds its files to the release bundle
         _recompute_boards_on_change()
 
     def warm_up(self) -> None:

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from evaluation import scoring
+from evaluation import release_parts, scoring
 from evaluation.inferred import sampled_qrels, sampled_qrels_lines
 from evaluation.judge_card import JUDGE_CARD, judge_card, wants_judge_card
 from evaluation.pool_estimates import collection_recall_estimates, estimates_tsv
@@ -150,9 +150,12 @@ def release_bundle(collection: Collection, *, policy: str = "adjudicated",
         files["agreement/topics.csv"] = _csv(report["topics"])
     if wants_judge_card(policy):  # how the machine labels in these qrels were made and checked
         files[JUDGE_CARD] = json.dumps(judge_card(collection, policy=policy), indent=2) + "\n"
+    contributed_files = release_parts.files_for(collection, policy)  # what apps above evaluation add (answers)
+    files.update(release_parts.texts(contributed_files))
     files.update(extra_files or {})
     checksums = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
-    files["README.md"] = _readme(collection, files, checksums, policy, contributed)
+    files["README.md"] = _readme(collection, files, checksums, policy, contributed,
+                                 release_parts.readme_lines(contributed_files))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, text in files.items():
@@ -222,7 +225,7 @@ def _file_lines(collection: Collection, files: dict[str, str], policy: str) -> l
 
 
 def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, str], policy: str,
-            contributed: dict[str, bool]) -> str:
+            contributed: dict[str, bool], about: list[str] | tuple = ()) -> str:
     """The bundle's README: it names only the files the zip holds (``files``)."""
     qrels = judged.qrels(collection, policy=policy)
     relevant = int(collection.is_relevant(qrels["rel"]).sum()) if len(qrels) else 0
@@ -246,6 +249,7 @@ def _readme(collection: Collection, files: dict[str, str], checksums: dict[str, 
         *_completeness_lines(collection),
         "",
         *_file_lines(collection, files, policy),
+        *about,
         "",
         "Unjudged documents count as non-relevant in trec_eval's measures; use bpref or condensed-list measures "
         "for runs with many unjudged documents.",

@@ -1,0 +1,63 @@
+"""Files an app above evaluation adds to the release bundle (:func:`evaluation.release.release_bundle`).
+
+An app's ``release_files`` module declares ``RELEASE_FILES``: functions ``(collection, policy) -> list of
+ReleaseFile`` (an empty list when the collection has nothing of theirs). The bundle holds every file they give
+and its README describes each with the file's ``about``. This lets answers put its nuggets, assignments and
+scores in the zip that evaluation builds, with no upward import: :func:`autodiscover` imports every project
+app's ``release_files`` module once, in ``EvaluationConfig.ready()``, as :mod:`workbench.home_sections` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+from django.apps import apps
+from django.conf import settings
+from django.utils.module_loading import module_has_submodule
+
+__all__ = ["CONTRIBUTORS", "ReleaseFile", "autodiscover", "files_for", "readme_lines", "texts"]
+
+
+@dataclass(frozen=True)
+class ReleaseFile:
+    """One file of the bundle: its ``name`` in the zip, its ``text``, and the README's line about it."""
+
+    name: str
+    text: str
+    about: str
+
+
+#: every app's contributing functions, in the apps' order then their declared order
+CONTRIBUTORS: list[Callable[..., list[ReleaseFile]]] = []
+
+
+def autodiscover() -> list[str]:
+    """Import every project app's ``release_files`` module and register its ``RELEASE_FILES``; the apps that
+    declared some. Calling it again changes nothing."""
+    root = Path(settings.BASE_DIR).resolve()
+    found = []
+    for app in apps.get_app_configs():  # this project's apps only
+        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "release_files"):
+            declared = getattr(import_module(f"{app.name}.release_files"), "RELEASE_FILES", ())
+            CONTRIBUTORS.extend(c for c in declared if c not in CONTRIBUTORS)
+            if declared:
+                found.append(app.name)
+    return found
+
+
+def files_for(collection, policy: str) -> list[ReleaseFile]:
+    """Every contributed file of ``collection``'s bundle, in the contributors' order."""
+    return [part for contributor in CONTRIBUTORS for part in contributor(collection, policy)]
+
+
+def texts(parts: list[ReleaseFile]) -> dict[str, str]:
+    """The files by name, as the bundle writes them."""
+    return {part.name: part.text for part in parts}
+
+
+def readme_lines(parts: list[ReleaseFile]) -> list[str]:
+    """The README's lines about the files (its list of files)."""
+    return [f"- `{part.name}`: {part.about}" for part in parts]
