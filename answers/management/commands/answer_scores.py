@@ -1,14 +1,8 @@
 import json
-import math
 
-from answers.scores import SCORES, answer_scores, run_means
+from answers.release_files import score_lines
+from answers.scores import SCORES, answer_scores
 from workbench.management.base import Error, WorkbenchCommand
-
-
-def _value(value):
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value.item() if hasattr(value, "item") else value
 
 
 class Command(WorkbenchCommand):
@@ -35,11 +29,9 @@ class Command(WorkbenchCommand):
         frame = answer_scores(collection, runs=opts["run"], assessor=opts["assessor"])
         if frame.empty:
             raise Error(f"no answer of {collection.slug!r} has nugget assignments: nothing to score")
-        means = run_means(frame)
         columns = [c for c in frame.columns] if opts["all_columns"] else ["run", "qid", *SCORES]
-        for run, rows in frame.groupby("run", sort=True):
-            for record in [*rows.to_dict("records"), *means[means["run"] == run].to_dict("records")]:
-                self._write({c: _value(record[c]) for c in columns}, opts["format"])
+        for record in score_lines(frame, columns):  # the release bundle's answer_scores.jsonl, too
+            self._write(record, opts["format"])
 
     def _write(self, record: dict, fmt: str) -> None:
         if fmt == "json":
