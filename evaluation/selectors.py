@@ -39,13 +39,15 @@ from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_names as judging_assessor_names
 from judging.qrels import qrels as judged_qrels
+from pooling import selectors as pooling_selectors
 from pooling import strategies as S
+from pooling.models import Pool
 from workbench.models import Collection
 
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
     "assessor_ranking_agreement", "leave_one_out", "leaderboard", "stored_leaderboard", "pr_curves", "recall_estimates", "run_recall",
-    "JudgedFigures", "assessor_names", "judged_figures", "run_report", "significance_matrix", "topic_overview", "topic_report",
+    "JudgedFigures", "assessor_names", "judged_figures", "pool_statistics", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
 
@@ -244,6 +246,17 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
         return pool_figures(collection, None if info is None else info.pool)
 
     return cache.cached(key, compute)
+
+
+@cache.reads
+def pool_statistics(pool: Pool) -> dict:
+    """:func:`pooling.selectors.pool_statistics` of ``pool`` against the collection's qrels, computed once per
+    version of the collection (:func:`evaluation.cache.version`: a judgment, a run, a pool built or extended
+    makes a new one): the pool page and a team's results read it on every visit. Shared: read it, do not
+    change it (a shallow copy is returned)."""
+    collection = pool.collection
+    return dict(cache.cached((cache.version(collection), "pool statistics", pool.pk),
+                             lambda: pooling_selectors.pool_statistics(pool, judged_qrels(collection))))
 
 
 @cache.reads

@@ -32,7 +32,7 @@ from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_t
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
 from judging.policies import uses_machine
-from judging.qrels import POLICIES, qrels
+from judging.qrels import POLICIES
 from pooling import selectors as pooling_selectors
 from pooling import strategies
 from workbench import files as store
@@ -333,7 +333,7 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     pool = pooling_selectors.pool_named(collection, name) if name else pooling_selectors.default_pool(collection)
     if pool is None:
         raise Http404("No such pool.")
-    stats = pooling_selectors.pool_statistics(pool, qrels(collection))
+    stats = selectors.pool_statistics(pool)
     runs = pooling_selectors.pool_run_rows(pool, stats)
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),

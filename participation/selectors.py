@@ -12,9 +12,8 @@ from django.utils.crypto import salted_hmac
 from evaluation import board_files
 from evaluation.board_leaderboard import board_covers, from_board
 from evaluation.scoring import EvaluationError
-from evaluation.selectors import leaderboard, leave_one_out, run_report
+from evaluation.selectors import leaderboard, leave_one_out, pool_statistics, run_report
 from judging.models import Judgment
-from judging.qrels import qrels
 from participation.models import Submission, Team, Track
 from pooling import selectors as pooling_selectors
 from pooling.models import Pool
@@ -104,7 +103,7 @@ def contributions(track: Track) -> dict[str, dict]:
     pool = Pool.objects.filter(collection=track.collection).order_by("created_at").first()
     if pool is None:
         return {}
-    return pooling_selectors.pool_statistics(pool, qrels(track.collection)).get("runs", {})
+    return pool_statistics(pool).get("runs", {})
 
 
 def team_results(team: Team, *, measure: str = "map") -> dict:
