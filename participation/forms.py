@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
+from participation.answer_submissions import KINDS
 from participation.models import Submission, Team, Track, team_name_validator
 from workbench.formats import limits
 
@@ -66,7 +67,9 @@ class SubmissionForm(forms.Form):
     ``staged`` is the file kept from a refused form, offered instead of choosing it again."""
 
     file = forms.FileField(required=False, error_messages={"required": "Choose a run file."},
-                           help_text="A TREC run file (qid Q0 docno rank score tag), plain or .gz.")
+                           help_text="A TREC run file (qid Q0 docno rank score tag) or an answer run (JSON "
+                                     "lines), plain or .gz.")
+    kind = forms.ChoiceField(choices=KINDS, initial=KINDS[0][0], required=False, label="Kind of run")
     run_type = forms.ChoiceField(choices=Submission.RunType.choices, initial=Submission.RunType.AUTOMATIC,
                                  label="Run type")
     fields_used = forms.MultipleChoiceField(choices=TOPIC_FIELDS, required=False, initial=["title"],

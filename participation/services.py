@@ -167,10 +167,11 @@ def _mb(size: int) -> str:
 
 def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | None = None,
                        run_type: str = Submission.RunType.AUTOMATIC, fields_used=(), description: str = "",
-                       priority: int = 1, replaces: str = "", task=None) -> Submission:
+                       priority: int = 1, replaces: str = "", task=None, kind: str = "ranked") -> Submission:
     """Take a team's file (``upload``, or a ``staged`` one kept from a refused form) if the window is open
     and the team within its limit: keep it (moved, never read into memory), record the submission and start
-    the job that hashes and checks it (``task``, the check's django-tasks task). A refused file is not kept
+    the job that hashes and checks it (``task``, the check's django-tasks task; ``kind``: a ranked run or an
+    answer run, :mod:`participation.answer_submissions`). A refused file is not kept
     (a staged one is removed; Django removes its own temporary file when the request ends)."""
     track = team.track
     try:
@@ -212,7 +213,7 @@ def submission_receive(*, team: Team, user, upload=None, staged: StagedFile | No
         raise SubmissionRefused(f"submission refused: {why}")
     if task is not None:
         job = jobs.job_start(task, kind="submission check", user=user, collection=track.collection,
-                             params={"submission": submission.pk, "file": name})
+                             params={"submission": submission.pk, "file": name, "kind": kind})
         Submission.objects.filter(pk=submission.pk).update(job=job)
         submission.refresh_from_db()
     return submission

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import reverse
 from django_tasks import task
 
+from participation.answer_submissions import answer_submission_check
 from participation.models import Submission
 from participation.services import refuse, submission_check
 from workbench import jobs
@@ -17,7 +18,10 @@ def check_submission(job_id: int) -> None:
         submission = Submission.objects.select_related("team__track__collection").get(
             pk=progress.job.params["submission"])
         progress.step(f"checking {submission.file_name}")
-        submission = submission_check(submission)
+        if progress.job.params.get("kind") == "answers":  # an answer run: the answers checker and store
+            submission = answer_submission_check(submission)
+        else:
+            submission = submission_check(submission)
         slug = submission.team.track.collection.slug
         verdict = (f"accepted as run {submission.tag}" if submission.status == Submission.Status.ACCEPTED
                    else f"refused: {len(submission.problems)} problem(s)")

@@ -107,7 +107,7 @@ def team_page(request: HttpRequest, track: Track, team: Team) -> HttpResponse:
             submission = services.submission_receive(
                 team=team, user=request.user, upload=upload, staged=chosen, run_type=data["run_type"],
                 fields_used=data["fields_used"], description=data["description"], priority=data["priority"],
-                replaces=data.get("replaces") or "", task=check_submission)
+                replaces=data.get("replaces") or "", task=check_submission, kind=data.get("kind") or "ranked")
         except SubmissionRefused as exc:
             # refused whole (the window, the limit): neither file is kept, the form says why
             services.staged_discard(staged)
