@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import load_judging  # noqa: E402
-from load_import import TimedAssessor, _manage  # noqa: E402
+from load_import import TimedAssessor, _manage, _setup  # noqa: E402
 
 from tests.browser.stack import _free_port  # noqa: E402
 
@@ -53,32 +53,6 @@ class PageTimedAssessor(TimedAssessor):
         if data is not None and "grade" in data and status != 302:
             self.refused.append(status)
         return status, location, page
-
-
-def _setup(env: dict, tmp: Path, assessors: list[str]) -> None:
-    """load_import's collection (40 topics, 8 runs of 200 documents, a depth-100 pool), with the pooled
-    documents' texts (a grade needs a text), assigned to every assessor."""
-    _manage(env, "migrate", "-v0")
-    _manage(env, "create_collection", "load", "--grades", "0=No,1=Yes,2=Very", "--max-depth", "100000",
-            capture_output=True)
-    (tmp / "topics.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in range(1, 41)))
-    _manage(env, "import_topics", "load", str(tmp / "topics.tsv"), capture_output=True)
-    rng, pooled = random.Random(1), set()
-    for r in range(8):
-        with open(tmp / f"run{r}.txt", "w") as out:
-            for q in range(1, 41):
-                docs = rng.sample(range(5000), 200)
-                pooled.update(f"P{q}-{d}" for d in docs[:100])
-                out.write("".join(f"{q} Q0 P{q}-{d} {k} {1000 - k} run{r}\n" for k, d in enumerate(docs, 1)))
-    with open(tmp / "docs.jsonl", "w") as out:
-        out.writelines(f'{{"docno": "{d}", "title": "document {d}", "text": "a text about {d}"}}\n' for d in pooled)
-    _manage(env, "import_documents", "load", str(tmp / "docs.jsonl"), capture_output=True)
-    _manage(env, "import_runs", "load", *[str(tmp / f"run{r}.txt") for r in range(8)], capture_output=True)
-    _manage(env, "build_pool", "load", "--depth", "100", "--seed", "1", capture_output=True)
-    code = ("from django.contrib.auth.models import User\n"
-            f"for n in {assessors!r}:\n    User.objects.create_user(n, password='pw')\n")
-    _manage(env, "shell", "-v", "0", "-c", code)
-    _manage(env, "assign", "load", *[a for n in assessors for a in ("--assessor", n)], capture_output=True)
 
 
 def write_runs(tmp: Path, runs: int, depth: int) -> list[Path]:

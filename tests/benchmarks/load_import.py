@@ -64,17 +64,23 @@ def _manage(env, *args, **kwargs):
 
 
 def _setup(env, tmp: Path, assessors: list[str]) -> None:
+    """The collection judged under load: 40 topics, 8 runs of 200 documents, a depth-100 pool, with the pooled
+    documents' texts (a grade needs a text the assessor saw), assigned to every assessor."""
     _manage(env, "migrate", "-v0")
     _manage(env, "create_collection", "load", "--grades", "0=No,1=Yes,2=Very", "--max-depth", "100000",
             capture_output=True)
     (tmp / "topics.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in range(1, 41)))
     _manage(env, "import_topics", "load", str(tmp / "topics.tsv"), capture_output=True)
-    rng = random.Random(1)
+    rng, pooled = random.Random(1), set()
     for r in range(8):
         with open(tmp / f"run{r}.txt", "w") as out:
             for q in range(1, 41):
                 docs = rng.sample(range(5000), 200)
+                pooled.update(f"P{q}-{d}" for d in docs[:100])
                 out.write("".join(f"{q} Q0 P{q}-{d} {k} {1000 - k} run{r}\n" for k, d in enumerate(docs, 1)))
+    with open(tmp / "pooled.jsonl", "w") as out:
+        out.writelines(f'{{"docno": "{d}", "title": "document {d}", "text": "a text about {d}"}}\n' for d in pooled)
+    _manage(env, "import_documents", "load", str(tmp / "pooled.jsonl"), capture_output=True)
     _manage(env, "import_runs", "load", *[str(tmp / f"run{r}.txt") for r in range(8)], capture_output=True)
     _manage(env, "build_pool", "load", "--depth", "100", "--seed", "1", capture_output=True)
     code = ("from django.contrib.auth.models import User\n"
