@@ -12,6 +12,7 @@ from django.shortcuts import render
 
 from answers.models import NuggetAssignment
 from answers.scores import COLUMNS, SCORES, answer_scores, run_means
+from answers.significance import ALPHA, versus_best
 from evaluation.access import results_view
 from workbench.models import Collection
 from workbench.selectors import may_organize
@@ -53,9 +54,12 @@ def answer_leaderboard(request: HttpRequest, collection: Collection) -> HttpResp
         lines = pd.concat([frame, means[[*COLUMNS, "topics"]]], ignore_index=True)
         return _csv(lines, f"answers.{collection.slug}.csv")
     unjudged = frame[frame["unjudged_citations"] > 0][["run", "qid", "unjudged_citations"]]
+    versus, shared = versus_best(frame, sort)  # each run against the best on the order's measure
+    runs = [{**r, "versus": versus.get(r["run"])} for r in _records(means)]
     changed = sorted(set(frame.loc[frame["bank_changed"].astype(bool), "qid"]))
     return render(request, "answers/leaderboard.html", {
-        "collection": collection, "runs": _records(means), "assessors": assessors, "assessor": assessor,
+        "collection": collection, "runs": runs, "versus": bool(versus), "shared": shared, "alpha": ALPHA,
+        "assessors": assessors, "assessor": assessor,
         "sort": sort, "sorts": SORTS, "unjudged": _records(unjudged), "changed": changed,
         "unscored": collection.answer_runs.count() - len(means), "organizer": may_organize(request.user, collection),
         "query": request.GET.urlencode()})
