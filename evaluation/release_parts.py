@@ -11,12 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
-from pathlib import Path
 
-from django.apps import apps
-from django.conf import settings
-from django.utils.module_loading import module_has_submodule
+from workbench.app_modules import app_modules
 
 __all__ = ["CONTRIBUTORS", "ReleaseFile", "autodiscover", "files_for", "readme_lines", "texts"]
 
@@ -37,14 +33,12 @@ CONTRIBUTORS: list[Callable[..., list[ReleaseFile]]] = []
 def autodiscover() -> list[str]:
     """Import every project app's ``release_files`` module and register its ``RELEASE_FILES``; the apps that
     declared some. Calling it again changes nothing."""
-    root = Path(settings.BASE_DIR).resolve()
     found = []
-    for app in apps.get_app_configs():  # this project's apps only
-        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "release_files"):
-            declared = getattr(import_module(f"{app.name}.release_files"), "RELEASE_FILES", ())
-            CONTRIBUTORS.extend(c for c in declared if c not in CONTRIBUTORS)
-            if declared:
-                found.append(app.name)
+    for app, module in app_modules("release_files"):
+        declared = getattr(module, "RELEASE_FILES", ())
+        CONTRIBUTORS.extend(c for c in declared if c not in CONTRIBUTORS)
+        if declared:
+            found.append(app)
     return found
 
 

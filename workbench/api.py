@@ -14,22 +14,18 @@ input, 401 without a valid token, 403, 404, 409 for a rule of the track, 413 for
 from __future__ import annotations
 
 from datetime import datetime
-from importlib import import_module
-from pathlib import Path
 from typing import Annotated
 
-from django.apps import apps
-from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
-from django.utils.module_loading import module_has_submodule
 from ninja import NinjaAPI, Router, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field
 
 from workbench import busy, jobs
+from workbench.app_modules import app_modules
 from workbench.models import Collection, Job
 from workbench.selectors import (
     can_download,
@@ -186,10 +182,8 @@ def autodiscover() -> None:
     if getattr(api, "_discovered", False):
         return
     api._discovered = True
-    root = Path(settings.BASE_DIR).resolve()
-    for app in apps.get_app_configs():  # this project's apps only (a library's own api module is not ours)
-        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "api"):
-            import_module(f"{app.name}.api")
+    for _app in app_modules("api"):
+        pass  # importing an app's api module registers its routers
 
 
 def _collection(slug: str) -> Collection:

@@ -10,12 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
-from pathlib import Path
 
-from django.apps import apps
-from django.conf import settings
-from django.utils.module_loading import module_has_submodule
+from workbench.app_modules import app_modules
 
 __all__ = ["SECTIONS", "TaskLink", "autodiscover", "links_for"]
 
@@ -44,14 +40,12 @@ SECTIONS: list[Callable[..., list[TaskLink]]] = []
 def autodiscover() -> list[str]:
     """Import every project app's ``home`` module and register its ``HOME_SECTIONS``; the apps that declared
     some. Calling it again changes nothing."""
-    root = Path(settings.BASE_DIR).resolve()
     found = []
-    for app in apps.get_app_configs():  # this project's apps only
-        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "home"):
-            declared = getattr(import_module(f"{app.name}.home"), "HOME_SECTIONS", ())
-            SECTIONS.extend(s for s in declared if s not in SECTIONS)
-            if declared:
-                found.append(app.name)
+    for app, module in app_modules("home"):
+        declared = getattr(module, "HOME_SECTIONS", ())
+        SECTIONS.extend(s for s in declared if s not in SECTIONS)
+        if declared:
+            found.append(app)
     return found
 
 

@@ -15,16 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import import_module
-from pathlib import Path
 from typing import Any
 
-from django.apps import apps
-from django.conf import settings
 from django.urls import reverse
-from django.utils.module_loading import module_has_submodule
 
 from workbench import jobs, subjobs
+from workbench.app_modules import app_modules
 
 __all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "shown", "table"]
 
@@ -77,13 +73,11 @@ def register(kind: JobKind) -> JobKind:
 def autodiscover() -> list[str]:
     """Import every project app's ``tasks`` module and register the kinds it declares (``JOB_KINDS``); the names
     registered. Calling it again changes nothing."""
-    root = Path(settings.BASE_DIR).resolve()
     found = []
-    for app in apps.get_app_configs():  # this project's apps only (a library's tasks module is not ours)
-        if Path(app.path).resolve().is_relative_to(root) and module_has_submodule(app.module, "tasks"):
-            for kind in getattr(import_module(f"{app.name}.tasks"), "JOB_KINDS", ()):
-                register(kind)
-                found.append(kind.name)
+    for _app, module in app_modules("tasks"):
+        for kind in getattr(module, "JOB_KINDS", ()):
+            register(kind)
+            found.append(kind.name)
     return found
 
 
