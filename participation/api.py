@@ -177,7 +177,7 @@ def _form_problems(form: SubmissionForm) -> list[str]:
              summary="Submit a run (multipart): checked as the portal checks it; the receipt")
 def submit(request, slug: str, file: File[UploadedFile], description: Form[str] = "",
            run_type: Form[str] = Submission.RunType.AUTOMATIC, fields_used: Form[list[str]] = None,
-           priority: Form[int] = 1, replaces: Form[str] = ""):
+           priority: Form[int] = 1, replaces: Form[str] = "", kind: Form[str] = "ranked"):
     """The same form as the portal's team page (a run file, how it was made, its priority, the run it
     replaces), the same limits (the window, the team's runs, the upload's size, the team's quota, the job
     start limit) and the same check: the receipt says whether the run was accepted, with the checker's
@@ -186,7 +186,8 @@ def submit(request, slug: str, file: File[UploadedFile], description: Form[str] 
     track, team = _team(request.auth, slug)
     limit = selectors.run_limit(team)
     data = QueryDict(mutable=True)
-    data.update({"run_type": run_type, "description": description, "priority": str(priority), "replaces": replaces})
+    data.update({"run_type": run_type, "description": description, "priority": str(priority), "replaces": replaces,
+                 "kind": kind})  # kind: "ranked" (a TREC run) or "answers" (an answer run, JSON lines)
     data.setlist("fields_used", list(fields_used or []))
     form = SubmissionForm(data, request.FILES, track=track, tags=limit["tags"], at_limit=False)
     if not form.is_valid():
@@ -197,7 +198,7 @@ def submit(request, slug: str, file: File[UploadedFile], description: Form[str] 
         submission = services.submission_receive(
             team=team, user=request.auth, upload=data["file"], run_type=data["run_type"],
             fields_used=data["fields_used"], description=data["description"], priority=data["priority"],
-            replaces=data.get("replaces") or "", task=check_submission)
+            replaces=data.get("replaces") or "", task=check_submission, kind=data.get("kind") or "ranked")
     except SubmissionRefused as exc:
         status = 413 if "the largest run file the portal takes" in str(exc) or "quota" in str(exc) else 409
         raise ApiRefused(status, str(exc)) from None

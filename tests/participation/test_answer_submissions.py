@@ -9,6 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from answers.models import Answer, AnswerRun
 from participation.models import Submission
 from tests.answers.generated import answer_line
+from tests.api.test_api import api_submit
 from tests.participation.conftest import run_upload, submit
 
 pytestmark = pytest.mark.django_db
@@ -62,3 +63,13 @@ def test_another_teams_run_id_is_refused(client, track, teams):
     taken = _receipt(submit(client, track, _answers("shared"), kind="answers"))
     assert taken.status == "refused" and "run id 'shared' is taken by another run" in taken.problems[0]
     assert AnswerRun.objects.get(tag="shared").team == "blue"
+
+
+def test_an_answer_run_submitted_with_a_token_gets_the_same_receipt(client, track, teams):
+    _, red = teams["red"]
+    answer = api_submit(client, track, red, _answers("red-api"), kind="answers")
+    assert answer.status_code == 201, answer.content
+    assert (answer.json()["status"], answer.json()["tag"]) == ("accepted", "red-api")
+    refused = api_submit(client, track, red, _answers("red-bad", bad=True, name="bad.jsonl"), kind="answers")
+    assert refused.json()["status"] == "refused" and refused.json()["problems"][0].startswith("bad.jsonl:2: ")
+    assert list(AnswerRun.objects.values_list("tag", flat=True)) == ["red-api"]
