@@ -1,4 +1,5 @@
-"""Plots as SVG, rendered on the server with matplotlib (no JavaScript needed to read them)."""
+"""Plots as SVG, rendered on the server with matplotlib (no JavaScript needed to read them); the curves page's
+picture is plain SVG (:mod:`evaluation.svg_curves`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import warnings
 
 import pandas as pd
 
+from evaluation import svg_curves
 from workbench.cache import LRU
 
 #: drawn SVGs by what they show (a page drawn again shows the same data: no matplotlib)
@@ -118,7 +120,9 @@ def curve_figure(curves: pd.DataFrame, kind: str, title_suffix: str = ""):
 
 
 def curve_plot(curves: pd.DataFrame, kind: str, title_suffix: str = "") -> str:
-    return _svg(curve_figure(curves, kind, title_suffix))
+    """The curves page's picture: plain SVG (:mod:`evaluation.svg_curves`), no matplotlib in the request."""
+    return svg_curves.curve_svg(curves, CURVE_AXES[kind], markers=kind == "interpolated", diagonal=kind == "roc",
+                                title_suffix=title_suffix)
 
 
 def figure_bytes(fig, fmt: str) -> bytes:
