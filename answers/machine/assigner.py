@@ -14,9 +14,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from answers.machine.base import LABELS, AnswerNuggets, NuggetVerdict
-from answers.machine.chat import MAX_RAW_CHARS, ChatClient, ChatFailure, ChatOptions
+from answers.machine.chat import client
 from answers.machine.replies import listed
 from judging.machine.base import Provenance
+from judging.machine.chat import MAX_RAW_CHARS, ChatFailure, ChatOptions
 from judging.machine.declaration import JudgeKind
 from workbench.formats.declarations import declared, param
 
@@ -68,7 +69,7 @@ class NuggetAssigner:
     def __init__(self, config: dict | None = None, *, key: str | None = None) -> None:
         config = dict(config or {})
         self.options = ASSIGNER.read(config)
-        self.client = ChatClient(config, self.options, key=key)
+        self.client = client(config, self.options, key=key)
 
     def provenance(self) -> Provenance:
         return Provenance(model=self.client.model, model_version=self.client.model, endpoint_host=self.client.host)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaluation.engine.nuggets import ASSIGNMENTS, IMPORTANCES
+from judging.machine.base import Exchange
 
 __all__ = ["IMPORTANCES", "LABELS", "AnswerNuggets", "Draft", "DraftedNugget", "MachineError", "NuggetVerdict",
            "Segment", "TopicSegments"]
@@ -47,19 +48,13 @@ class DraftedNugget:
 
 
 @dataclass(frozen=True)
-class Draft:
+class Draft(Exchange):
     """A drafter's answer for one topic: nuggets (``ok``) or a failure saying why in one line (``error``).
     Never a guessed bank: a reply that cannot be read is a failure, and nothing of it is kept but ``raw_reply``."""
 
     qid: str
     ok: bool
     nuggets: tuple[DraftedNugget, ...] = ()
-    error: str = ""
-    raw_reply: str = ""
-    latency_ms: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    prompt_hash: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ class AnswerNuggets:
 
 
 @dataclass(frozen=True)
-class NuggetVerdict:
+class NuggetVerdict(Exchange):
     """An assigner's label of one nugget for one answer, or a failure saying why (``ok`` False, ``error``)."""
 
     answer_id: str
@@ -82,9 +77,3 @@ class NuggetVerdict:
     ok: bool
     label: str = ""
     score: float | None = None
-    error: str = ""
-    raw_reply: str = ""
-    latency_ms: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    prompt_hash: str = ""

@@ -29,8 +29,22 @@ class Scale:
     guidelines: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
+class Exchange:
+    """What one question to a machine left, whatever the machine (a judge, the answers' drafter or assigner): the
+    failure's one line (``error``, empty when it answered), what it said, how long it took, the tokens counted."""
+
+    error: str = ""
+    raw_reply: str = ""
+    latency_ms: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    #: sha256 of the exact prompt sent (hex), when the machine sends one
+    prompt_hash: str = ""
+
+
 @dataclass(frozen=True)
-class Verdict:
+class Verdict(Exchange):
     """A judge's answer for one pair: a grade (``ok``) or a failure that says why in ``error`` (one line).
     Never a guessed grade: a reply that cannot be read is a failure."""
 
@@ -40,13 +54,6 @@ class Verdict:
     grade: int | None = None
     score: float | None = None
     probability: float | None = None
-    error: str = ""
-    raw_reply: str = ""
-    latency_ms: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    #: sha256 of the exact prompt sent for this pair (hex), when the judge sends one
-    prompt_hash: str = ""
 
 
 @dataclass(frozen=True)

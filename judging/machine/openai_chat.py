@@ -14,25 +14,29 @@ markers, as data; each verdict records the sha256 of the exact prompt sent. The 
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import http.client
-import json
-import os
 import re
-import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from judging.machine import transport
 from judging.machine.base import JudgeError, Pair, Provenance, Scale, Verdict
+from judging.machine.chat import (
+    DEADLINE,
+    MAX_ERROR_CHARS,
+    MAX_RAW_CHARS,
+    MAX_REPLY_BYTES,
+    ChatClient,
+    ChatFailure,
+    ChatOptions,
+    prompt_hash,
+    short,
+)
 from judging.machine.declaration import JudgeKind
 from workbench.formats.declarations import declared, param
 
-__all__ = ["DEFAULT_TEMPLATE", "JUDGE", "OpenAIJudge", "Options", "delimited", "parse_grade"]
+__all__ = ["DEFAULT_TEMPLATE", "JUDGE", "OpenAIJudge", "Samples", "Template", "delimited", "parse_grade"]
 
 DEFAULT_TEMPLATE = """Given a query and a passage, you must provide a score on an integer scale of {low} to {high} \
 with the following meanings:
@@ -60,22 +64,12 @@ any reasoning."""
 _SCORE = re.compile(r"final\s+score\s*[:=]\s*\**\s*(-?\d+)", re.IGNORECASE)
 #: characters of a document put in the prompt
 MAX_PASSAGE_CHARS = 4000
-#: characters of a reply kept with a verdict, and of an endpoint's error shown in a failure's line
-MAX_RAW_CHARS, MAX_DETAIL_CHARS, MAX_ERROR_CHARS = 4000, 160, 300
-#: the defaults of the limits the deployment sets (JUDGE_REQUEST_DEADLINE, JUDGE_REPLY_MAX_BYTES)
-DEADLINE, MAX_REPLY_BYTES = 120.0, 1 << 20
 _MARKERS = re.compile(r"<{3,}|>{3,}")
 
 
 def delimited(text: str) -> str:
     """A document's text as it stands in the prompt: between the markers, with any marker inside it defused."""
     return f"<<<PASSAGE\n{_MARKERS.sub(' ', text[:MAX_PASSAGE_CHARS])}\nPASSAGE>>>"
-
-
-def _short(text: str, limit: int = MAX_DETAIL_CHARS) -> str:
-    """An endpoint's words as a failure's line shows them: whitespace collapsed, cut to ``limit``."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def parse_grade(content: str, grades: Iterable[int]) -> int:
@@ -91,24 +85,17 @@ def parse_grade(content: str, grades: Iterable[int]) -> int:
 
 
 @dataclass(frozen=True)
-class Options:
-    """What a user may set on a chat judge (the endpoint and model are chosen apart: the deployment declares them)."""
+class Samples:
+    """What a user may set on a chat judge beyond every chat machine's request limits (``ChatOptions``; the endpoint
+    and model are chosen apart: the deployment declares them): first the samples, last the prompt."""
 
     samples: int = param(1, min=1, max=15, help="Answers asked per pair; the majority grade wins")
-    concurrency: int = param(4, min=1, max=64, help="Requests at once")
-    timeout: float = param(60.0, min=0, min_open=True, max=3600, unit="s",
-                           help="Seconds of silence a request waits; JUDGE_REQUEST_DEADLINE bounds the whole request")
-    retries: int = param(4, min=0, max=20, help="Retries of a rate-limited, failed or timed-out request")
-    backoff: float = param(1.0, min=0, max=600, unit="s", help="Seconds before the first retry, doubled at each one")
-    max_wait: float = param(60.0, min=0, max=3600, unit="s", help="The longest wait between two retries, in seconds")
+
+
+@dataclass(frozen=True)
+class Template:
     template: str | None = param(None, help="The prompt, with {query}, {passage}, {grades}, {guidelines}, {low} and "
                                             "{high}; UMBRELA's when empty")
-
-
-class _Retry(Exception):
-    def __init__(self, why: str, wait: float | None = None) -> None:
-        super().__init__(why)
-        self.wait = wait
 
 
 class OpenAIJudge:
@@ -127,8 +114,7 @@ class OpenAIJudge:
         if not self.model:
             raise JudgeError("--model is needed: the model name the endpoint serves")
         options = JUDGE.read(config)
-        self.timeout, self.retries, self.backoff = options["timeout"], options["retries"], options["backoff"]
-        self.max_wait, self.concurrency, self.samples = options["max_wait"], options["concurrency"], options["samples"]
+        self.concurrency, self.samples = options["concurrency"], options["samples"]
         self.template = str(options["template"] or DEFAULT_TEMPLATE)
         try:
             self.template.format(low=0, high=3, grades="", guidelines="", query="", passage="")
@@ -136,18 +122,17 @@ class OpenAIJudge:
             raise JudgeError(f"template: {{query}}, {{passage}}, {{grades}}, {{guidelines}}, {{low}} and {{high}} are "
                              f"its only placeholders (a literal brace is doubled), not {exc}") from None
         try:  # the deployment's limits (JUDGE_REQUEST_DEADLINE, JUDGE_REPLY_MAX_BYTES) and the job's heartbeat
-            self.deadline = float(config.get("deadline", DEADLINE))
-            self.max_reply_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
+            deadline = float(config.get("deadline", DEADLINE))
+            max_reply_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
             self.tick = float(config["tick"]) if config.get("tick") else None
         except (TypeError, ValueError) as exc:
             raise JudgeError(f"a limit of the openai judge is not a number: {exc}") from None
         self.scale = scale
-        self._key = os.environ.get("OPENAI_API_KEY", "") if key is None else key
+        self.chat = ChatClient(self.base_url, self.model, options, deadline=deadline, max_reply_bytes=max_reply_bytes,
+                               key=key)
 
     def provenance(self) -> Provenance:
-        host = urlsplit(self.base_url).hostname or ""
-        port = urlsplit(self.base_url).port
-        return Provenance(model=self.model, model_version=self.model, endpoint_host=f"{host}:{port}" if port else host,
+        return Provenance(model=self.model, model_version=self.model, endpoint_host=self.chat.host,
                           prompt_hash="")  # each verdict carries the hash of its own prompt
 
     def prompt(self, pair: Pair) -> str:
@@ -159,86 +144,27 @@ class OpenAIJudge:
             guidelines=(f"Guidelines:\n{self.scale.guidelines}\n" if self.scale.guidelines else ""),
             query=pair.query, passage=delimited(pair.text))
 
-    # --- one request -------------------------------------------------------------------------------
-    def _post(self, body: dict) -> tuple[dict, str]:
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        try:
-            answer = transport.post(self.base_url, "/chat/completions", json.dumps(body).encode(), headers,
-                                    timeout=self.timeout, deadline=self.deadline, max_bytes=self.max_reply_bytes)
-        except transport.TooLarge:
-            raise RuntimeError(f"the endpoint's reply is larger than {self.max_reply_bytes:,} bytes "
-                               f"(JUDGE_REPLY_MAX_BYTES); refused") from None
-        except transport.Expired:
-            raise _Retry(f"no complete reply within the deadline of {self.deadline:g} s") from None
-        except TimeoutError:
-            raise _Retry(f"no reply within {self.timeout:g} s") from None
-        except (http.client.HTTPException, OSError) as exc:
-            raise _Retry(_short(f"the connection failed: {type(exc).__name__} {exc}")) from None
-        if 300 <= answer.status < 400:
-            raise RuntimeError(f"the endpoint redirected to {answer.redirect_to} (HTTP {answer.status}); "
-                               f"redirects are not followed")
-        if answer.status >= 400:
-            detail = _short(answer.body.decode("utf-8", "replace"))
-            if answer.status == 429:
-                raise _Retry(f"HTTP 429 (rate limited) {detail}".strip(), _retry_after(answer.headers.get("Retry-After")))
-            if answer.status >= 500:
-                raise _Retry(f"HTTP {answer.status} {detail}".strip())
-            raise RuntimeError(f"the endpoint refused the request: HTTP {answer.status} {detail}".strip())
-        text = answer.body.decode("utf-8", "replace")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise RuntimeError(f"the endpoint's reply is not JSON: {_short(text)!r}") from None
-        return data, text
-
     def _ask(self, pair: Pair) -> Verdict:
         """One sample: the grade, or a failure after the retries."""
         prompt = self.prompt(pair)
-        body = {"model": self.model, "temperature": 0, "messages": [{"role": "user", "content": prompt}]}
-        hashed = hashlib.sha256(prompt.encode("utf-8")).hexdigest()
-        verdict = self._exchange(pair, body)
-        return dataclasses.replace(verdict, prompt_hash=hashed)
-
-    def _exchange(self, pair: Pair, body: dict) -> Verdict:
-        started, attempt, raw = time.perf_counter(), 0, ""
-        while True:
-            try:
-                data, raw = self._post(body)
-                break
-            except _Retry as retry:
-                attempt += 1
-                if attempt > self.retries:
-                    return self._failure(pair, f"{retry} (gave up after {attempt} attempts)", started, raw)
-                wait = retry.wait if retry.wait is not None else self.backoff * 2 ** (attempt - 1)
-                time.sleep(min(wait, self.max_wait))
-            except RuntimeError as exc:
-                return self._failure(pair, str(exc), started, raw)
-        usage = data.get("usage") if isinstance(data, dict) else None
-        usage = usage if isinstance(usage, dict) else {}
-        tokens = {"prompt_tokens": _count(usage.get("prompt_tokens")),
-                  "completion_tokens": _count(usage.get("completion_tokens"))}
         try:
-            choice = data["choices"][0]
-            content = choice["message"]["content"]
-            if not isinstance(content, str):
-                raise TypeError
-        except (KeyError, IndexError, TypeError):
-            return self._failure(pair, "the endpoint's reply has no choices[0].message.content", started, raw, **tokens)
+            reply = self.chat.ask(None, prompt)
+        except ChatFailure as failure:
+            return Verdict(pair.qid, pair.docno, ok=False, error=str(failure), raw_reply=failure.raw,
+                           latency_ms=failure.latency_ms, prompt_tokens=failure.prompt_tokens,
+                           completion_tokens=failure.completion_tokens, prompt_hash=prompt_hash(None, prompt))
+        tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                  "latency_ms": reply.latency_ms, "prompt_hash": reply.prompt_hash}
         try:
-            grade = parse_grade(content, self.scale.grades)
+            grade = parse_grade(reply.content, self.scale.grades)
         except ValueError as exc:
             why = str(exc)
-            if choice.get("finish_reason") == "length":
+            if reply.finish_reason == "length":
                 why = "the reply was cut off (finish_reason length) before its score"
-            return self._failure(pair, why, started, content, **tokens)
-        return Verdict(pair.qid, pair.docno, ok=True, grade=grade, score=float(grade), raw_reply=content[:MAX_RAW_CHARS],
-                       latency_ms=_ms(started), **tokens)
-
-    def _failure(self, pair: Pair, why: str, started: float, raw: str, **tokens) -> Verdict:
-        return Verdict(pair.qid, pair.docno, ok=False, error=_short(why, MAX_ERROR_CHARS),
-                       raw_reply=raw[:MAX_RAW_CHARS], latency_ms=_ms(started), **tokens)
+            return Verdict(pair.qid, pair.docno, ok=False, error=short(why, MAX_ERROR_CHARS),
+                           raw_reply=reply.content[:MAX_RAW_CHARS], **tokens)
+        return Verdict(pair.qid, pair.docno, ok=True, grade=grade, score=float(grade),
+                       raw_reply=reply.content[:MAX_RAW_CHARS], **tokens)
 
     def judge_pair(self, pair: Pair) -> Verdict:
         if not pair.text.strip():
@@ -277,22 +203,7 @@ class OpenAIJudge:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None  # an HTTP date: back off as usual
-
-
-def _count(value) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
-
-
-def _ms(started: float) -> int:
-    return int((time.perf_counter() - started) * 1000)
-
-
 JUDGE = JudgeKind("openai", "OpenAI-compatible chat endpoint", judge_class=OpenAIJudge, order=20,
-                  options=declared(Options), needs_network=True,
+                  options=declared(Samples, ChatOptions, Template), needs_network=True,
                   help="A chat-completions endpoint the deployment declares (JUDGE_ENDPOINTS: vLLM, llama.cpp, Ollama, "
                        "a hosted API) with UMBRELA's prompt, the document's text delimited as data")
