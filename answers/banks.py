@@ -12,7 +12,7 @@ from django.db.models import Max
 
 from answers.models import Nugget, NuggetBank, Source
 from judging.qrels import qrels
-from workbench.corpus import document_for
+from workbench.corpora.corpus import document_for
 from workbench.models import Topic
 
 __all__ = ["BankRefused", "Draft", "bank_save", "current", "relevant_segments"]

@@ -15,8 +15,8 @@ from answers.machine import DRAFTERS
 from answers.machine.base import MachineError, Segment, TopicSegments
 from answers.models import Source
 from judging.machine.base import JudgeError
-from workbench import jobs
-from workbench.job_kinds import JobKind
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs.kinds import JobKind
 from workbench.models import Topic
 
 __all__ = ["JOB_KINDS", "draft_nuggets", "endpoint_config"]

@@ -17,9 +17,9 @@ from answers.banks import BankRefused, Draft, bank_save, current, relevant_segme
 from answers.banks_tasks import KIND, draft_nuggets
 from answers.models import AnswerTask, Nugget, NuggetBank
 from judging.machine_endpoints import endpoint_choices
-from workbench import jobs
+from workbench.collections.selectors import may_organize
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Topic
-from workbench.selectors import may_organize
 
 #: nugget rows read from one post
 MAX_ROWS = 300

@@ -9,8 +9,8 @@ from django.db.models import Count
 from django.urls import reverse
 
 from answers.models import AnswerPool, AnswerTask
+from workbench.collections.selectors import organized_collections
 from workbench.home_sections import TaskLink
-from workbench.selectors import organized_collections
 
 __all__ = ["HOME_SECTIONS", "answer_tasks", "organizer_pages"]
 

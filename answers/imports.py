@@ -17,12 +17,12 @@ from pathlib import Path
 from django.db import transaction
 
 from answers.models import Answer, AnswerRun, AnswerSentence
-from workbench.bulk import insert_columns
+from workbench.collections.bulk import insert_columns
+from workbench.collections.refusals import ImportRefused
 from workbench.formats import FormatError
 from workbench.formats import answers as answer_format
 from workbench.formats.sources import Source, is_path
 from workbench.models import Collection, Run
-from workbench.refusals import ImportRefused
 
 __all__ = ["ImportedAnswers", "answers_check", "answers_import", "answers_store"]
 
@@ -108,7 +108,7 @@ def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.
             Answer(run=record, topic_id=topics[a.topic_id], line=a.line, references=list(a.references),
                    cited=list(a.cited), metadata=dict(a.metadata), num_sentences=len(a.sentences))
             for a in run.answers], batch_size=1000)
-        # the sentences as columns, without a model instance each (workbench.bulk); citations as JSON text
+        # the sentences as columns, without a model instance each (workbench.collections.bulk); citations as JSON text
         pairs = [(row.pk, k, s) for row, a in zip(answers, run.answers, strict=True) for k, s in enumerate(a.sentences)]
         insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
                                         "text": [s.text for _, _, s in pairs],

@@ -19,12 +19,12 @@ from django.db.models import Max
 from django.utils import timezone
 
 from answers.models import Answer, Nugget, NuggetAssignment, NuggetBank, Source
-from workbench.bulk import insert_columns
+from workbench.collections.bulk import insert_columns
+from workbench.collections.refusals import ImportRefused
 from workbench.formats import FormatError
 from workbench.formats.nuggets import TopicBank, nugget_bank_lines, read_assignments, read_nugget_banks
 from workbench.formats.sources import display_name
 from workbench.models import Collection
-from workbench.refusals import ImportRefused
 
 __all__ = ["AssignmentsSummary", "NuggetsSummary", "assignments_import", "current_banks", "nuggets_export",
            "nuggets_import"]

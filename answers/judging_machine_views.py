@@ -17,8 +17,8 @@ from answers.judging_tasks import KIND, assign_nuggets
 from answers.machine import ASSIGNERS
 from answers.models import AnswerPool, NuggetBank
 from judging.machine_endpoints import endpoint_choices
-from workbench import jobs
-from workbench.access import collection_for_organizer, organizer_required
+from workbench.access.rules import collection_for_organizer, organizer_required
+from workbench.jobs import lifecycle as jobs
 
 
 def _number(value) -> str:

@@ -7,8 +7,8 @@ from django_tasks import task
 
 from answers.judging_machine import assigner_for, machine_assign_run
 from answers.models import AnswerPool
-from workbench import jobs
-from workbench.job_kinds import JobKind
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs.kinds import JobKind
 
 __all__ = ["JOB_KINDS", "KIND", "assign_nuggets"]
 

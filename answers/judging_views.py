@@ -23,9 +23,9 @@ from answers.judging import (
     task_for,
 )
 from answers.models import AnswerPool, AnswerSentence, NuggetAssignment, SupportJudgment
-from workbench.corpus import document_for
+from workbench.collections.selectors import may_organize
+from workbench.corpora.corpus import document_for
 from workbench.models import Collection
-from workbench.selectors import may_organize
 
 NUGGET_CHOICES = [("support", "1", "Support"), ("partial_support", "2", "Partial"), ("not_support", "3", "None")]
 SUPPORT_CHOICES = [("full_support", "1", "Full support"), ("partial_support", "2", "Partial"),

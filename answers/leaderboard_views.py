@@ -14,8 +14,8 @@ from answers.models import NuggetAssignment
 from answers.scores import COLUMNS, SCORES, answer_scores, run_means
 from answers.significance import ALPHA, versus_best
 from evaluation.access import results_view
+from workbench.collections.selectors import may_organize
 from workbench.models import Collection
-from workbench.selectors import may_organize
 
 SORTS = (*SCORES, "support_precision", "support_recall", "citation_coverage")
 

@@ -1,5 +1,5 @@
 """The answers app's background jobs: importing uploaded answer runs, nugget banks and nugget assignments
-(the console's upload form and the API's upload endpoint offer each, ``workbench.uploads``)."""
+(the console's upload form and the API's upload endpoint offer each, ``workbench.collections.uploads``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from answers.banks_tasks import JOB_KINDS as BANK_JOB_KINDS
 from answers.imports import answers_import
 from answers.imports_nuggets import assignments_import, nuggets_import
 from answers.judging_tasks import JOB_KINDS as JUDGING_JOB_KINDS
-from workbench import jobs, uploads
+from workbench.collections import uploads
 from workbench.formats import limits
-from workbench.job_kinds import JobKind
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs.kinds import JobKind
 from workbench.tasks import staged
 
 MAX_PROBLEMS = 50

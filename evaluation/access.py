@@ -9,8 +9,8 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
 from evaluation import cache
+from workbench.collections.selectors import can_download, may_organize
 from workbench.models import Collection
-from workbench.selectors import can_download, may_organize
 
 
 def results_view(*, organizers_only: bool = False):

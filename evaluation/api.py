@@ -16,9 +16,9 @@ from evaluation.scoring import EvaluationError
 from evaluation.tasks import build_release
 from judging.policies import POLICIES
 from judging.qrels import qrels as judged_qrels
-from workbench import files as store
-from workbench import jobs
-from workbench.api import ApiRefused, ObjectId, api, collection_readable, job_out, register, replies
+from workbench.api.core import ApiRefused, ObjectId, api, collection_readable, job_out, register, replies
+from workbench.collections import files as store
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
 
 router = Router()

@@ -32,15 +32,15 @@ class EvaluationConfig(AppConfig):
 def _recompute_boards_on_change() -> None:
     """A saved judgment, run or pool (or a deleted run) queues the collection's board job once the write is
     committed (:func:`evaluation.tasks.request_board`: one queued job per collection at most). A service that
-    writes in bulk (no ``post_save``) sends :data:`workbench.signals.collection_changed` instead."""
+    writes in bulk (no ``post_save``) sends :data:`workbench.collections.signals.collection_changed` instead."""
     from django.conf import settings
     from django.db import transaction
     from django.db.models.signals import post_delete, post_save
 
     from judging.models import Judgment
     from pooling.models import Pool
+    from workbench.collections.signals import collection_changed
     from workbench.models import Run
-    from workbench.signals import collection_changed
 
     def changed(sender, instance, **kwargs) -> None:
         changed_in_bulk(sender, collection_id=getattr(instance, "collection_id", None))

@@ -52,8 +52,8 @@ from evaluation.extra_files import (  # noqa: F401  (the extras' files, under th
     write_extra,
 )
 from pooling import strategies as S
+from workbench.collections.selectors import run_frames
 from workbench.models import Collection
-from workbench.selectors import run_frames
 
 __all__ = ["ALONE", "build_extras", "computed_extra", "curves_frame", "store_leave_one_out", "topic_depths"]
 

@@ -1,7 +1,7 @@
 """Where the boards (:mod:`evaluation.board`) and the figures stored beside them (:mod:`evaluation.board_extras`)
 are kept. Each has a *name* relative to the boards' folder (``12/<version>.<policy>.parquet``,
 ``12/extras/<version>.<policy>.<extra>.parquet``), and where names live follows the project's files
-(:mod:`workbench.files`):
+(:mod:`workbench.collections.files`):
 
 * files on the local disk (the default): under ``BOARD_DIR`` (default ``VAR_DIR/boards``), read in place, as
   they always were;
@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from django.conf import settings
 
 from evaluation import cache
-from workbench import files
+from workbench.collections import files
 
 __all__ = ["CACHE_VERSIONS", "PREFIX", "cached", "delete", "listing", "local", "read_local", "root", "shared",
            "stored", "write"]

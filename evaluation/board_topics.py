@@ -1,4 +1,4 @@
-"""The board job (:mod:`evaluation.board`) split into parts any worker claims (``workbench.subjobs``), by topic as
+"""The board job (:mod:`evaluation.board`) split into parts any worker claims (``workbench.jobs.subjobs``), by topic as
 the evaluation report is (:mod:`evaluation.report_topics`, whose parts and join this reuses).
 
 Each policy whose board is not stored yet is split into the same slices of the judged topics

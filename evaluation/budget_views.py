@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 
 from evaluation.access import results_view
 from evaluation.tasks import plan_budget
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 
 KIND = "budget plan"

@@ -13,8 +13,8 @@ from evaluation import board_extras, cache, scoring
 from evaluation.board_leaderboard import stored_leaderboard
 from evaluation.engine.curves import curves_from_rankings, ranked_docnos
 from judging.policies import DEFAULT_POLICY
+from workbench.collections.selectors import run_frames
 from workbench.models import Collection
-from workbench.selectors import run_frames
 
 __all__ = ["run_curves", "top_runs"]
 

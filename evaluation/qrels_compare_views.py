@@ -18,7 +18,7 @@ from evaluation.qrels_comparison import compare_sides, side_qrels
 from evaluation.scoring import EvaluationError
 from judging.models import MachineJudge
 from judging.policies import HUMAN, MACHINE
-from workbench.selectors import may_organize
+from workbench.collections.selectors import may_organize
 
 __all__ = ["compare_qrels_page", "slope_chart"]
 

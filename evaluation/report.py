@@ -73,7 +73,7 @@ def _zipped(collection: Collection, files: dict[str, str]) -> Bundle:
     return Bundle(filename=f"{collection.slug}-evaluation-{stamp}.zip", data=buffer.getvalue(), files={})
 
 
-# --- the same report as a job split by topic (workbench.subjobs; evaluation.report_topics): part i of k reads,
+# --- the same report as a job split by topic (workbench.jobs.subjobs; evaluation.report_topics): part i of k reads,
 # ranks and scores the i-th of k slices of the topics; joined, the parts give the report above, file for file.
 
 def report_sections(collection: Collection, *, shares: int) -> list[dict]:

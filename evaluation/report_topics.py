@@ -1,4 +1,4 @@
-"""The evaluation report (:mod:`evaluation.report`) as a job split by topic (``workbench.subjobs``).
+"""The evaluation report (:mod:`evaluation.report`) as a job split by topic (``workbench.jobs.subjobs``).
 
 trec_eval's measures are per topic, then summarised over the topics, and so is leave-one-out: a unit's
 unique judgments change only its runs' values on the topics where they are. Part i of k takes the i-th of k
@@ -38,9 +38,9 @@ from evaluation.reusability import (
     unique_owner,
 )
 from judging.models import Judgment
+from workbench.collections.selectors import run_frames
 from workbench.formats import spreadsheet
 from workbench.models import Collection
-from workbench.selectors import run_frames
 
 __all__ = ["part_meta", "topic_joined", "topic_part", "topic_rows", "topic_scores", "topic_sections"]
 

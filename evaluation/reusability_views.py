@@ -14,9 +14,9 @@ from evaluation.reusability import stored_leave_one_out
 from evaluation.scoring import EvaluationError
 from evaluation.tasks import build_leave_one_out
 from judging.policies import DEFAULT_POLICY
-from workbench import jobs
+from workbench.collections.selectors import may_organize
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
-from workbench.selectors import may_organize
 
 
 def request_leave_one_out(collection: Collection, measure: str, by: str, policy: str) -> Job:

@@ -26,8 +26,8 @@ from judging.policies import DEFAULT_POLICY, POLICIES
 from judging.qrels import qrels as judged_qrels
 from pooling import strategies as S
 from pooling.models import Pool
+from workbench.collections.selectors import run_frames
 from workbench.models import Collection
-from workbench.selectors import run_frames
 
 MAX_DEPTH = 1000
 

@@ -26,7 +26,7 @@ from evaluation.heatmap import CLASSES, heatmap_svg
 from evaluation.scoring import EvaluationError
 from evaluation.tables import _fmt, _matrix_table, _MatrixRow, _run_columns
 from evaluation.views import _choices, _error_page
-from workbench.selectors import may_organize
+from workbench.collections.selectors import may_organize
 
 __all__ = ["FrameRecords", "significance", "significance_matrix_table"]
 

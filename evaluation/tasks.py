@@ -1,4 +1,4 @@
-"""Evaluation's background jobs (run by ``manage.py db_worker``; see ``workbench.jobs``)."""
+"""Evaluation's background jobs (run by ``manage.py db_worker``; see ``workbench.jobs.lifecycle``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from evaluation.report import evaluation_report, report_joined, report_section, 
 from evaluation.reusability import stored_leave_one_out
 from evaluation.scoring import EvaluationError, normalise_policy
 from judging.policies import DEFAULT_POLICY
-from workbench import jobs, subjobs
-from workbench.audit import audit_record
-from workbench.job_kinds import JobKind
+from workbench.access.audit import audit_record
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
+from workbench.jobs.kinds import JobKind
 from workbench.models import Collection, Job
 
 
@@ -250,7 +251,7 @@ def build_leave_one_out(job_id: int) -> None:
                         label="See leave-one-out")
 
 
-#: this app's jobs (registered by workbench.job_kinds.autodiscover): a planner that died is planned again (its
+#: this app's jobs (registered by workbench.jobs.kinds.autodiscover): a planner that died is planned again (its
 #: parts, if any, kept); a part writes only its own output and the join the job's output whole
 JOB_KINDS = (
     JobKind("evaluation", "Evaluation", evaluate_collection, retry=True, part=evaluation_part, join=join_evaluation,

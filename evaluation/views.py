@@ -35,12 +35,12 @@ from judging.policies import uses_machine
 from judging.qrels import POLICIES
 from pooling import selectors as pooling_selectors
 from pooling import strategies
-from workbench import files as store
-from workbench import jobs
+from workbench.collections import files as store
+from workbench.collections.selectors import may_organize
 from workbench.formats.spreadsheet import frame_csv, safe_values
 from workbench.formats.vocabulary import UnknownChoice
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
-from workbench.selectors import may_organize
 
 
 @results_view()

@@ -14,10 +14,10 @@ from judging.forms import AssignForm
 from judging.machine_labels import MAX_LINES, LabelsRefused, labels_push, pairs_to_judge
 from judging.models import MachineJudge
 from pooling.selectors import pool_named
-from workbench.api import ApiRefused, organized_collection, register, replies
+from workbench.access.people import assessors
+from workbench.api.core import ApiRefused, organized_collection, register, replies
+from workbench.collections.selectors import may_organize
 from workbench.models import Collection
-from workbench.people import assessors
-from workbench.selectors import may_organize
 
 router = Router()
 

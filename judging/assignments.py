@@ -20,7 +20,7 @@ from judging.models import Assignment, AssignmentItem, Judgment
 from judging.queueing import take_in_judged
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
-from workbench.audit import audit_record
+from workbench.access.audit import audit_record
 from workbench.models import Document
 
 

@@ -8,10 +8,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from judging.tasks import import_dataset
-from workbench import jobs
-from workbench.access import organizer_required
-from workbench.corpus import location_refusal
+from workbench.access.rules import organizer_required
+from workbench.corpora.corpus import location_refusal
 from workbench.formats import FormatError, irds
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
 
 

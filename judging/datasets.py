@@ -1,5 +1,5 @@
 """A whole test collection from ir_datasets (``irds:ID``) or a BEIR folder, read from a copy on this machine:
-its topics and qrels imported, its corpus used by reference (``workbench.corpus``: indexed once, only pooled
+its topics and qrels imported, its corpus used by reference (``workbench.corpora.corpus``: indexed once, only pooled
 or opened documents copied in). Nothing is downloaded (:mod:`workbench.formats.irds`).
 
 Here because qrels are judging's; topics and the corpus go through the workbench's own services."""
@@ -15,10 +15,10 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 
 from judging.services import qrels_import
-from workbench.corpus import corpus_reference_add, corpus_reference_index, corpus_reference_remove
+from workbench.collections.services import ImportRefused, topics_import
+from workbench.corpora.corpus import corpus_reference_add, corpus_reference_index, corpus_reference_remove
 from workbench.formats import FormatError, irds
 from workbench.models import Collection, CorpusReference
-from workbench.services import ImportRefused, topics_import
 
 
 @dataclass(frozen=True)

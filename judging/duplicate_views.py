@@ -17,9 +17,9 @@ from django.utils.safestring import SafeString, mark_safe
 from judging.duplicates import duplicate_class_set
 from judging.forms import DuplicateDecisionForm, DuplicateDetectForm
 from judging.models import PropagatedJudgment
-from workbench import jobs
-from workbench.access import organizer_required
-from workbench.duplicates import duplicate_classes
+from workbench.access.rules import organizer_required
+from workbench.corpora.duplicates import duplicate_classes
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Document, DuplicateClass
 from workbench.tasks import find_duplicates
 

@@ -1,7 +1,7 @@
 """Judgments propagated inside near-duplicate classes (NIST's TREC DL practice: judge one document of a class,
 copy its grade to the others into a separate "with duplicates" qrels).
 
-A class the organizer *accepted* (``workbench.duplicates``) propagates, per topic, the grade of its judged document
+A class the organizer *accepted* (``workbench.corpora.duplicates``) propagates, per topic, the grade of its judged document
 (the representative when it is judged, else the first judged member in docno order) to every document of the
 class nobody judged for that topic, as :class:`~judging.models.PropagatedJudgment` records naming the source
 judgment, the class and the similarity. A document's own judgment always wins: once judged, its propagated
@@ -21,7 +21,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from judging.models import Judgment, PropagatedJudgment
 from judging.qrels import qrels, sort_qrels
-from workbench.duplicates import duplicate_class_decide, duplicate_member_remove
+from workbench.corpora.duplicates import duplicate_class_decide, duplicate_member_remove
 from workbench.models import Collection, DuplicateClass, DuplicateMember
 
 __all__ = ["covered_by_propagation", "duplicate_class_set", "propagation_after_judgment", "propagation_sync",

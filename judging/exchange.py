@@ -22,10 +22,10 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from judging.models import Judgment, MachineVerdict
+from workbench.collections.services import ImportRefused
 from workbench.formats import FormatError
 from workbench.formats.sources import read_bytes
 from workbench.models import Collection
-from workbench.services import ImportRefused
 
 __all__ = ["JudgmentsImportSummary", "judgments_import", "judgments_jsonl"]
 

@@ -4,8 +4,8 @@ from django import forms
 
 from judging import machine
 from pooling.models import Pool
-from workbench.param_fields import param_field
-from workbench.people import assessors
+from workbench.access.people import assessors
+from workbench.console.param_fields import param_field
 
 _MAX_ID = 2**63 - 1
 

@@ -27,12 +27,12 @@ from judging.machine.base import Provenance, Verdict
 from judging.machine.injection import instruction_signs
 from judging.machine_services import FLAGGED, machine_verdict_record
 from judging.models import Judgment, MachineJudge, MachineVerdict
+from workbench.collections.services import ImportRefused
+from workbench.collections.signals import collection_changed
 from workbench.formats.errors import FormatError
 from workbench.formats.machine_labels import MachineLabels, read_machine_labels
 from workbench.formats.sources import Source, display_name
 from workbench.models import Collection, Document
-from workbench.services import ImportRefused
-from workbench.signals import collection_changed
 
 __all__ = ["FLAGGED_SAID", "IMPORTED", "MachineImportSummary", "document_signs", "imported_judge", "judged_pairs",
            "machine_labels_import"]

@@ -26,8 +26,8 @@ from judging.machine_import import document_signs, imported_judge, judged_pairs
 from judging.machine_services import machine_verdict_record
 from judging.models import MachineJudge
 from pooling.models import Pool, PoolEntry
+from workbench.collections.services import ImportRefused
 from workbench.models import Collection, Document
-from workbench.services import ImportRefused
 
 __all__ = ["LabelsRefused", "PushSummary", "labels_parse", "labels_push", "pairs_to_judge"]
 

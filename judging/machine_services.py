@@ -29,7 +29,7 @@ from judging.models import Judgment, MachineJudge, MachineVerdict
 from judging.policies import HUMAN
 from judging.qrels import qrels
 from pooling.models import Pool, PoolEntry
-from workbench.jobs import check_start_rate
+from workbench.jobs.lifecycle import check_start_rate
 from workbench.models import Collection, Document, Job
 
 __all__ = ["FLAGGED", "MachineJobCancelled", "MachineRunSummary", "endpoint_choices", "judge_instance",
@@ -336,7 +336,7 @@ def machine_job_for(*, judge: MachineJudge, pool: Pool, user=None) -> tuple[Job,
 
 
 def machine_job_start(*, judge: MachineJudge, pool: Pool, user, task) -> tuple[Job, bool]:
-    """Start (or resume) the job as every job starts (``workbench.jobs.job_start``): the person's start limit
+    """Start (or resume) the job as every job starts (``workbench.jobs.lifecycle.job_start``): the person's start limit
     (``JOB_STARTS_PER_MINUTE``) checked, ``task`` queued and its id kept with the job, so that the worker's
     heartbeat covers it. Returns (job, resumed)."""
     check_start_rate(user)

@@ -25,7 +25,7 @@ from judging.models import MachineJudge
 from judging.queueing import AUDIT_SHARE, queues_route
 from judging.tasks import machine_judge
 from pooling.models import Pool
-from workbench.access import organizer_required
+from workbench.access.rules import organizer_required
 from workbench.models import Collection, Job
 
 

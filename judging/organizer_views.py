@@ -16,7 +16,7 @@ from judging.reassignment import assignment_transfer, assignment_withdraw
 from judging.services import JudgmentRefused, adjudication_record
 from judging.tables import AssessorProgressTable, PairAgreementTable, TopicAgreementTable, TopicProgressTable
 from pooling.models import Pool
-from workbench.access import organizer_required
+from workbench.access.rules import organizer_required
 from workbench.models import Collection, Topic
 
 

@@ -16,12 +16,12 @@ from judging.models import AssignmentItem, Judgment
 from judging.queueing import advance_after_judgment
 from judging.selectors import has_text
 from pooling.strategies import registry
-from workbench.bulk import insert_columns
+from workbench.collections.bulk import insert_columns
+from workbench.collections.services import ImportRefused
+from workbench.collections.signals import collection_changed
+from workbench.collections.textfiles import first_line_matching
 from workbench.formats import FormatError, read_qrels
 from workbench.models import Collection
-from workbench.services import ImportRefused
-from workbench.signals import collection_changed
-from workbench.textfiles import first_line_matching
 
 
 @dataclass(frozen=True)

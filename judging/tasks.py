@@ -24,8 +24,10 @@ from judging.machine_services import (
 from judging.models import MachineJudge
 from judging.services import qrels_import
 from pooling.models import Pool
-from workbench import jobs, subjobs, uploads
-from workbench.job_kinds import JobKind
+from workbench.collections import uploads
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
+from workbench.jobs.kinds import JobKind
 from workbench.models import Job
 from workbench.tasks import staged
 
@@ -209,7 +211,7 @@ def import_dataset(job_id: int) -> None:
                                f"({summary.documents:,} documents)"])
 
 
-#: this app's jobs (registered by workbench.job_kinds.autodiscover)
+#: this app's jobs (registered by workbench.jobs.kinds.autodiscover)
 JOB_KINDS = (
     JobKind("qrels import", "Qrels import", import_qrels, params=("directory", "assessor"),
             help="Reads uploaded qrels as one assessor's judgments."),

@@ -21,7 +21,7 @@ from judging.forms import JudgmentForm
 from judging.highlight import highlight, query_terms
 from judging.services import JudgmentRefused, judgment_record, may_grade
 from judging.workspace_views import item_skip
-from workbench.corpus import document_for
+from workbench.corpora.corpus import document_for
 
 _SHOWN_AT = "judging.shown_at"
 #: Without JavaScript, time on a page is measured server-side and capped at this (idle tabs).

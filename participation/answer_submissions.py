@@ -16,10 +16,10 @@ from answers.imports import answers_check, answers_store
 from answers.models import AnswerRun
 from participation.models import Submission, Team
 from participation.services import _folder, _sha256, refuse
-from workbench import files as store
-from workbench import jobs
+from workbench.collections import files as store
+from workbench.collections.refusals import ImportRefused
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Run
-from workbench.refusals import ImportRefused
 
 __all__ = ["KINDS", "answer_submission_check"]
 

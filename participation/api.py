@@ -19,7 +19,7 @@ from participation.forms import SubmissionForm
 from participation.models import Submission, Team, Track
 from participation.services import SubmissionRefused
 from participation.tasks import check_submission
-from workbench.api import ApiRefused, ObjectId, organized_collection, register, replies
+from workbench.api.core import ApiRefused, ObjectId, organized_collection, register, replies
 
 router = Router()
 

@@ -14,8 +14,8 @@ from participation.forms import TeamForm, TrackForm
 from participation.models import Team, Track
 from participation.services import results_release
 from pooling.selectors import free_pool_name
-from workbench.access import organizer_required
-from workbench.audit import audit_record
+from workbench.access.audit import audit_record
+from workbench.access.rules import organizer_required
 from workbench.models import Collection
 
 

@@ -25,12 +25,13 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from participation.models import Submission, Team, Track
-from workbench import files as store
-from workbench import jobs, uploads
-from workbench.audit import audit_record
+from workbench.access.audit import audit_record
+from workbench.collections import files as store
+from workbench.collections import uploads
+from workbench.collections.selectors import run_frames
+from workbench.collections.services import ImportRefused, RunSpec, runs_import
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Run
-from workbench.selectors import run_frames
-from workbench.services import ImportRefused, RunSpec, runs_import
 
 __all__ = ["StagedFile", "SubmissionRefused", "refuse", "results_release", "staged_discard", "staged_find",
            "submission_check", "submission_receive", "upload_keep", "upload_stage"]
@@ -55,7 +56,7 @@ class StagedFile:
 
     @property
     def stored(self) -> str:
-        """Its name in the file store (``workbench.files``)."""
+        """Its name in the file store (``workbench.collections.files``)."""
         return f"{_STAGING}/{self.team_id}/{self.token}/{uploads.safe_name(self.name)}"
 
     def record(self) -> dict:

@@ -8,8 +8,8 @@ from django_tasks import task
 from participation.answer_submissions import answer_submission_check
 from participation.models import Submission
 from participation.services import refuse, submission_check
-from workbench import jobs
-from workbench.job_kinds import JobKind
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs.kinds import JobKind
 
 
 @task()
@@ -37,7 +37,7 @@ def _check_died(job) -> None:
         refuse(submission, [f"{submission.file_name}: the check could not finish: {job.error}"])
 
 
-#: this app's jobs (registered by workbench.job_kinds.autodiscover): the check writes in one transaction (the run
+#: this app's jobs (registered by workbench.jobs.kinds.autodiscover): the check writes in one transaction (the run
 #: and the submission's verdict together), so it is retried once
 JOB_KINDS = (
     JobKind("submission check", "Submission check", check_submission, retry=True, on_failed=_check_died,

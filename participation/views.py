@@ -21,8 +21,8 @@ from participation.models import Submission, Team, Track
 from participation.services import StagedFile, SubmissionRefused
 from participation.tasks import check_submission
 from participation.topic_files import TOPIC_FILES, write_topics
-from workbench import files as store
-from workbench.selectors import may_organize
+from workbench.collections import files as store
+from workbench.collections.selectors import may_organize
 
 
 def team_view(view):

@@ -30,8 +30,8 @@ from pooling.models import Pool, PoolEntry, PoolTopicState
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
 from workbench.cache import LRU
+from workbench.collections.selectors import run_frames
 from workbench.jsonsafe import numpy_scalar
-from workbench.selectors import run_frames
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,15 @@ from pooling.models import Pool
 from pooling.services import seed_from
 from pooling.strategies import registry
 from pooling.tasks import build_pool
-from workbench import jobs
-from workbench.api import ApiRefused, collection_readable, job_out, organized_collection, register, replies
+from workbench.api.core import (
+    ApiRefused,
+    collection_readable,
+    job_out,
+    organized_collection,
+    register,
+    replies,
+)
+from workbench.jobs import lifecycle as jobs
 
 router = Router()
 

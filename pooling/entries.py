@@ -13,7 +13,7 @@ from pooling import provenance as provenance_store
 from pooling import strategies as S
 from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.selectors import pool_provenance
-from workbench.bulk import insert_rows, prepare_columns
+from workbench.collections.bulk import insert_rows, prepare_columns
 from workbench.formats.ids import sorted_topics
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django_tasks import task
 
 from pooling.features import KIND, features_for
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 
 

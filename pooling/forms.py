@@ -11,7 +11,7 @@ from pooling.params import topic_depths
 from pooling.strategies import registry
 from pooling.strategies.declaration import Param
 from pooling.strategies.ranking import team_key
-from workbench.param_fields import param_field
+from workbench.console.param_fields import param_field
 
 
 class PoolBuildForm(forms.Form):

@@ -17,11 +17,11 @@ from pooling.entries import PoolRefused
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
 from pooling.strategies.ranking import select_runs, team_key
-from workbench import runstore
+from workbench.collections import runstore
+from workbench.collections.selectors import _run_blobs as run_blobs
+from workbench.collections.selectors import run_frames
 from workbench.formats.ids import sorted_topics
 from workbench.models import Collection, Run
-from workbench.selectors import _run_blobs as run_blobs
-from workbench.selectors import run_frames
 
 __all__ = ["PoolPreview", "pool_preview"]
 

@@ -1,7 +1,7 @@
 """Columnar storage of pool provenance: which run retrieved each pooled document at which rank.
 
 A build or extension of a pool stores the provenance of the entries it added as one Arrow table
-(qid, docno, tag, rank), serialised like the runs (``workbench.runstore``): Arrow IPC file format
+(qid, docno, tag, rank), serialised like the runs (``workbench.collections.runstore``): Arrow IPC file format
 with LZ4, held in the database (``PoolProvenance.table``). A depth-100 pool of 150 runs has about
 450,000 (document, run) pairs; as JSON on each entry they cost seconds to write, as one table a few
 milliseconds. Django-free.

@@ -22,8 +22,8 @@ from pooling.features import corpus_for
 from pooling.models import Pool, PoolEntry
 from pooling.strategies import registry
 from pooling.strategies.cal import CalParams
+from workbench.collections.selectors import run_frames
 from workbench.models import Collection, Job
-from workbench.selectors import run_frames
 
 __all__ = ["PoolBuildSummary", "PoolRefused", "building", "pool_build", "runs_for", "seed_from"]
 

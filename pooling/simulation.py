@@ -14,8 +14,8 @@ from pooling.strategies import depth_pool, registry
 from pooling.strategies.cal import CalParams, CalPool
 from pooling.strategies.simulate import OrderedPool, relevant_sets, simulate, stopping_summary
 from pooling.strategies.stopping import make_rule
+from workbench.collections.selectors import run_frames
 from workbench.models import Collection
-from workbench.selectors import run_frames
 
 __all__ = ["SIMULATED", "SimulationRefused", "Simulation", "simulate_pool"]
 

@@ -1,11 +1,11 @@
-"""A new depth-k pool built by topic, in parts any worker claims (``workbench.subjobs``).
+"""A new depth-k pool built by topic, in parts any worker claims (``workbench.jobs.subjobs``).
 
 The planner creates the pool hidden (``Pool.published`` false: no page, export, queue or count sees it) and
 cuts the collection's topics, in natural order, into pieces (``PIECES_PER_PART`` per part); part ``i`` of ``n``
 has pieces ``i``, ``i + n``, ... A part reads its topics' lines of every run once and ranks them once, then
 pools each piece as one worker would (``strategies.depth.depth_pools``: a depth-k pool of a topic depends only
 on that topic's lines, and which runs contribute on the runs' teams and priorities; only each topic's first k
-rows are read) and writes the piece's entries into the hidden pool in its turn (``workbench.turns``): after
+rows are read) and writes the piece's entries into the hidden pool in its turn (``workbench.jobs.turns``): after
 the piece before it, so that the entries go into their table in index order, as from one worker, while the
 other parts pool their next pieces. Each piece's
 provenance is its own table of the round, numbered by the piece (one worker stores the round's table ordered
@@ -31,14 +31,14 @@ from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.preview import offered_rows
 from pooling.strategies import registry
 from pooling.strategies.depth import depth_pools
+from workbench.collections.selectors import run_frames
 from workbench.formats.ids import sorted_topics
+from workbench.jobs.turns import Turns
 from workbench.models import Collection, Job
-from workbench.selectors import run_frames
-from workbench.turns import Turns
 
 __all__ = ["PIECES_PER_PART", "discard", "plan", "publish", "write_part"]
 
-#: a part's topics are pooled and written in this many pieces, in turn with the other parts (workbench.turns)
+#: a part's topics are pooled and written in this many pieces, in turn with the other parts (workbench.jobs.turns)
 PIECES_PER_PART = 8
 
 
@@ -83,7 +83,7 @@ def _hidden(job: Job) -> Pool:
 
 def write_part(part: Job) -> dict:
     """Pool the runs on the part's topics and write their entries and provenance into the hidden pool, piece by
-    piece in turn with the other parts (``workbench.turns``); what the join needs (entries written, the build's
+    piece in turn with the other parts (``workbench.jobs.turns``); what the join needs (entries written, the build's
     parameters, a refusal if any). A part planned without pieces (by an earlier version) is one piece."""
     pieces = part.params.get("pieces") or [{"piece": part.params["part"], "topics": part.params["topics"]}]
     with Turns(part.parent_id, [piece["piece"] for piece in pieces]) as turns:  # from the start: the next waits

@@ -13,11 +13,12 @@ from pooling import split
 from pooling import strategies as S
 from pooling.feature_tasks import compute_features
 from pooling.services import pool_build
-from workbench import jobs, subjobs
-from workbench.corpus import documents_copy_in
-from workbench.job_kinds import JobKind
+from workbench.collections.services import ImportRefused
+from workbench.corpora.corpus import documents_copy_in
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
+from workbench.jobs.kinds import JobKind
 from workbench.models import Job
-from workbench.services import ImportRefused
 
 
 def copy_in_pooled(collection, pool, progress) -> list[str]:
@@ -105,7 +106,7 @@ def join_pool(context, job_id: int) -> None:
         _finish(progress, summary)
 
 
-#: this app's jobs (registered by workbench.job_kinds.autodiscover): a part done again removes what it wrote first;
+#: this app's jobs (registered by workbench.jobs.kinds.autodiscover): a part done again removes what it wrote first;
 #: a join done again finds its pool published
 JOB_KINDS = (
     JobKind("pool build", "Pool build", build_pool, part=pool_part, join=join_pool,

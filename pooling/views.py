@@ -18,8 +18,8 @@ from pooling.services import pool_topic_stop, seed_from
 from pooling.stopping_view import stopping_states
 from pooling.strategies import registry
 from pooling.tasks import build_pool
-from workbench import jobs
-from workbench.access import organizer_required
+from workbench.access.rules import organizer_required
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
 
 

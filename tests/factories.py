@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.collections.services import collection_create
 from workbench.models import Collection, Document, Topic
-from workbench.services import collection_create
 
 TOPICS = {
     "301": ("International Organized Crime", "Identify organizations that participate in international crime."),

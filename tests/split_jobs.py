@@ -1,4 +1,4 @@
-"""What the tests of split jobs (``workbench.subjobs``) share: running ``db_worker`` in the test's process, a
+"""What the tests of split jobs (``workbench.jobs.subjobs``) share: running ``db_worker`` in the test's process, a
 worker killed while it held a part, and the check that each part's work was done once."""
 
 from __future__ import annotations

@@ -255,7 +255,7 @@ def test_every_job_kind_is_declared_once_and_known_to_a_worker_that_imported_no_
     each of its tasks: registration is the apps' autodiscover, not a side effect of importing ``urls.py``."""
     import subprocess
 
-    code = ("import django, json, sys; django.setup(); from workbench import job_kinds, jobs; "
+    code = ("import django, json, sys; django.setup(); from workbench.jobs import kinds as job_kinds; from workbench.jobs import lifecycle as jobs; "
             "print(json.dumps({'urls': sorted(m for m in sys.modules if m.endswith('urls') and m.split('.')[0] in "
             "('workbench', 'pooling', 'judging', 'evaluation', 'participation')), 'kinds': job_kinds.table(), "
             "'plans': {k: v['retry'] for k, v in jobs._RECOVERY.items()}}))")

@@ -117,7 +117,8 @@ import json
 from pathlib import Path
 import shutil
 from django.conf import settings
-from workbench import jobs, tasks
+from workbench import tasks
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 c = Collection.objects.get(slug="c")
 found = {{}}
@@ -151,7 +152,7 @@ from participation.models import Submission, Team, Track
 from participation.services import submission_receive
 from participation.tasks import check_submission
 from workbench.models import Collection
-from workbench import files as store
+from workbench.collections import files as store
 from django.core.files.uploadedfile import SimpleUploadedFile
 c = Collection.objects.get(slug="c")
 track, _ = Track.objects.get_or_create(collection=c, defaults={{"open": True, "require_description": False}})

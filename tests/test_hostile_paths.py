@@ -13,9 +13,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from workbench.collections.services import collection_create
 from workbench.formats import FormatError, irds
 from workbench.models import CorpusReference, Job
-from workbench.services import collection_create
 
 
 @pytest.fixture

@@ -1,14 +1,14 @@
 from django.contrib import admin
 
-from workbench.audit import AuditEntry
+from workbench.access.audit import AuditEntry
+from workbench.collections.selectors import organized_collections
 from workbench.models import Collection, Document, DuplicateClass, Run, Topic
-from workbench.selectors import organized_collections
 
 
 class CollectionScoped:
     """A ModelAdmin mixin for rows that belong to a collection (through ``collection_path``; "" for the
     collection itself): a staff user who is not a superuser sees, and may link rows to, only the collections
-    they manage (``workbench.selectors.may_organize``); another collection's row is "not found"."""
+    they manage (``workbench.collections.selectors.may_organize``); another collection's row is "not found"."""
 
     collection_path = "collection"
 

@@ -2,7 +2,7 @@
 module declares ``HOME_SECTIONS``, functions ``user -> list of TaskLink`` (label, url, count), and the home
 page and the assessor's queue show every link they give. This lets an app above judging (answers) put its
 tasks on pages that sit below it, with no upward import: :func:`autodiscover` imports every project app's
-``home`` module once, in ``WorkbenchConfig.ready()``, as :mod:`workbench.job_kinds` does for ``tasks``.
+``home`` module once, in ``WorkbenchConfig.ready()``, as :mod:`workbench.jobs.kinds` does for ``tasks``.
 Judging's own document queue stays the queue page itself, not a section.
 """
 

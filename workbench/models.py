@@ -79,7 +79,7 @@ slug_validator = RegexValidator(r"^[a-z0-9][a-z0-9_-]*$", "Use lowercase letters
 
 class VisibleCollections(models.Manager):
     """Collections anyone may see: not the staging collection a part of a split import stores its runs in
-    (``workbench.run_imports.runs_stage``) until the import's join moves them into theirs."""
+    (``workbench.collections.run_imports.runs_stage``) until the import's join moves them into theirs."""
 
     def get_queryset(self):
         return super().get_queryset().filter(staging=False)
@@ -239,10 +239,10 @@ class Run(models.Model):
 
 class RunData(models.Model):
     """The ranked entries of a run as one columnar table (qid, docno, rank, score), grouped by topic,
-    score descending, ties in file order (``workbench.runstore``)."""
+    score descending, ties in file order (``workbench.collections.runstore``)."""
 
     run = models.OneToOneField(Run, on_delete=models.CASCADE, primary_key=True, related_name="data")
-    table = models.BinaryField()  # Arrow IPC (Feather v2, LZ4) bytes; see workbench.runstore
+    table = models.BinaryField()  # Arrow IPC (Feather v2, LZ4) bytes; see workbench.collections.runstore
     #: each topic's first ``runstore.HEAD_DEPTH`` rows alone, in the same format (what a depth-k pool reads);
     #: empty when that is the whole table, and for runs stored before heads were
     head = models.BinaryField(null=True, blank=True)
@@ -255,7 +255,7 @@ class Job(models.Model):
     """Long work (an import, a pool build, a release bundle) run in the background by ``db_worker``.
 
     The task that runs it (an app's ``tasks.py``) records its progress here, so that the page that
-    started it can show where it is; a job that fails says why in one line. See ``workbench.jobs``.
+    started it can show where it is; a job that fails says why in one line. See ``workbench.jobs.lifecycle``.
     """
 
     class Status(models.TextChoices):
@@ -366,7 +366,7 @@ class DuplicateMember(models.Model):
 
 
 class CorpusReference(models.Model):
-    """A corpus the collection points to instead of copying it (``workbench.corpus``): a documents file on
+    """A corpus the collection points to instead of copying it (``workbench.corpora.corpus``): a documents file on
     this machine (TREC SGML, JSONL or TSV, plain or .gz, or Parquet), indexed once by docno, or an ir_datasets id
     (``irds:ID``) read through ir_datasets' own docstore. Only the documents judging needs are copied in."""
 
@@ -393,5 +393,5 @@ class CorpusReference(models.Model):
         return f"{self.location} ({self.status})"
 
 
-from workbench.audit import AuditEntry  # noqa: E402,F401  the audit log's model (its own module)
-from workbench.tokens import ApiToken  # noqa: E402,F401  personal API tokens (their own module)
+from workbench.access.audit import AuditEntry  # noqa: E402,F401  the audit log's model (its own module)
+from workbench.access.tokens import ApiToken  # noqa: E402,F401  personal API tokens (their own module)

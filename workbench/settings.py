@@ -107,7 +107,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "csp",
-    "ninja",  # the HTTP API's browsable docs (its templates and static files; workbench.api)
+    "ninja",  # the HTTP API's browsable docs (its templates and static files; workbench.api.core)
     "workbench",
     "pooling",
     "judging",
@@ -124,18 +124,18 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # before the CSRF check reads the form: an upload over the limits answers a plain page, not a debug one
-    "workbench.uploads.UploadLimitsMiddleware",
+    "workbench.collections.uploads.UploadLimitsMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # a query parameter holding a NUL answers a page naming it (PostgreSQL refuses NUL in any text: a 500)
-    "workbench.addresses.NulInAddressMiddleware",
+    "workbench.console.addresses.NulInAddressMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     # a person starting more than JOB_STARTS_PER_MINUTE jobs gets a 429 page
-    "workbench.jobs.JobStartLimitMiddleware",
+    "workbench.jobs.lifecycle.JobStartLimitMiddleware",
     # a view the database could not serve (locked past SQLITE_BUSY_TIMEOUT, unreachable) answers 503 "busy, try again"
-    "workbench.busy.DatabaseBusyMiddleware",
+    "workbench.jobs.busy.DatabaseBusyMiddleware",
     # last: turns a refused login into the lock-out page
     "axes.middleware.AxesMiddleware",
 ]
@@ -215,7 +215,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
-    {"NAME": "workbench.people.NotOnlyWhitespaceValidator"},
+    {"NAME": "workbench.access.people.NotOnlyWhitespaceValidator"},
 ]
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one user name from one
@@ -224,7 +224,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # attacker cannot lock everyone out by guessing at every name. Attempts and lock-outs are listed in the
 # admin (Access attempts, Access logs); `manage.py axes_reset_username NAME` unlocks a user.
 AUTHENTICATION_BACKENDS = [
-    "workbench.authentication.LoginThrottleBackend",
+    "workbench.access.authentication.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_ENABLED = env_bool("AXES_ENABLED", True)
@@ -236,7 +236,7 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # Behind a reverse proxy every request comes from the proxy's address; name the header in which the
 # proxy passes the client's address (e.g. X-Real-IP), so that lock-outs are per client, not per proxy.
 CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "") or ""
-AXES_CLIENT_IP_CALLABLE = "workbench.authentication.client_ip_address"
+AXES_CLIENT_IP_CALLABLE = "workbench.access.authentication.client_ip_address"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -250,7 +250,7 @@ WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start while collectstatic has not run
 
 # Files that outlive a request (uploads staged for jobs, participants' run files, job outputs) go through
-# Django's storage API (workbench.files): the local disk under VAR_DIR by default; with S3_BUCKET set, an
+# Django's storage API (workbench.collections.files): the local disk under VAR_DIR by default; with S3_BUCKET set, an
 # S3-compatible store (django-storages), so that workers on machines without the web server's disk run any job.
 # WORK_DIR: this machine's scratch folder where a worker unpacks a job's files (default VAR_DIR/work).
 S3_BUCKET = env_str("S3_BUCKET", "")
@@ -258,12 +258,12 @@ WORK_DIR = Path(env_str("WORK_DIR", "") or VAR_DIR / "work")
 # the stored leaderboards and results figures (evaluation.board_store): where they live when files are on the local
 # disk; with S3_BUCKET they live in the bucket and this is the process's own cache of those it read
 BOARD_DIR = Path(env_str("BOARD_DIR", "") or VAR_DIR / "boards")
-# Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.subjobs); 1: not split.
+# Long jobs (the full evaluation) split into this many parts that any worker claims (workbench.jobs.subjobs); 1: not split.
 JOB_PARTS = env_int("JOB_PARTS", 1)
-# near-duplicate detection is split only with at least this many documents a part (workbench.duplicate_tasks)
+# near-duplicate detection is split only with at least this many documents a part (workbench.corpora.duplicate_tasks)
 DUPLICATES_PART_MIN = env_int("DUPLICATES_PART_MIN", 5000)
 STORAGES = {
-    "default": {"BACKEND": "workbench.files.LocalStorage"} if not S3_BUCKET else {
+    "default": {"BACKEND": "workbench.collections.files.LocalStorage"} if not S3_BUCKET else {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {"bucket_name": S3_BUCKET, "endpoint_url": env_str("S3_ENDPOINT_URL") or None,
                     "access_key": env_str("S3_ACCESS_KEY_ID") or None, "secret_key": env_str("S3_SECRET_ACCESS_KEY") or None,
@@ -369,13 +369,13 @@ TEAM_STORAGE_QUOTA_MB = env_int("TEAM_STORAGE_QUOTA_MB", 10 * 1024)
 # Most background jobs one user may start per minute (submissions, evaluations, bundles, imports); more
 # answer 429 with a page saying when to try again.
 JOB_STARTS_PER_MINUTE = env_int("JOB_STARTS_PER_MINUTE", 10)
-# Most requests one API token may make per minute (workbench.tokens; 0: no limit); more answer 429 + Retry-After.
+# Most requests one API token may make per minute (workbench.access.tokens; 0: no limit); more answer 429 + Retry-After.
 API_REQUESTS_PER_MINUTE = env_int("API_REQUESTS_PER_MINUTE", 600)
 
-# Machine judges' chat endpoints are the deployment's (workbench.endpoints): organizers choose one by name, its key
+# Machine judges' chat endpoints are the deployment's (workbench.access.endpoints): organizers choose one by name, its key
 # goes to it alone. A reply longer than JUDGE_REPLY_MAX_BYTES is refused; JUDGE_REQUEST_DEADLINE (seconds) bounds
 # a whole request (connect, send, read), whatever the endpoint's pace.
-from workbench.endpoints import judge_endpoints, positive  # noqa: E402 - Django-free, beside the settings it reads
+from workbench.access.endpoints import judge_endpoints, positive  # noqa: E402 - Django-free, beside the settings it reads
 
 JUDGE_ENDPOINTS = judge_endpoints("JUDGE_ENDPOINTS", env_str("JUDGE_ENDPOINTS", ""))
 JUDGE_REPLY_MAX_BYTES = int(positive("JUDGE_REPLY_MAX_BYTES", env_str("JUDGE_REPLY_MAX_BYTES", ""), 1 << 20))

@@ -1,7 +1,7 @@
 """The workbench's background jobs: imports of uploaded topics, documents and runs (run by
-``manage.py db_worker``; see ``workbench.jobs`` and ``workbench.uploads``). An import of many run files is split
-into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.subjobs``; :func:`import_runs`); so is the
-near-duplicate detection (``workbench.duplicate_tasks``, its ``find_duplicates`` job re-exported here)."""
+``manage.py db_worker``; see ``workbench.jobs.lifecycle`` and ``workbench.collections.uploads``). An import of many run files is split
+into parts any worker claims with ``JOB_PARTS`` > 1 (``workbench.jobs.subjobs``; :func:`import_runs`); so is the
+near-duplicate detection (``workbench.corpora.duplicate_tasks``, its ``find_duplicates`` job re-exported here)."""
 
 from __future__ import annotations
 
@@ -13,23 +13,38 @@ from pathlib import Path
 from django.conf import settings
 from django_tasks import task
 
-from workbench import files as store
-from workbench import jobs, subjobs, uploads
-from workbench.duplicate_tasks import duplicates_part, find_duplicates, join_duplicates
+from workbench.collections import files as store
+from workbench.collections import uploads
+from workbench.collections.run_imports import (
+    checked_bytes,
+    checked_runs,
+    runs_adopt,
+    runs_check,
+    runs_settle,
+    runs_stage,
+)
+from workbench.collections.services import (
+    ImportRefused,
+    RunSpec,
+    documents_import,
+    runs_import,
+    topics_import,
+)
+from workbench.corpora.duplicate_tasks import duplicates_part, find_duplicates, join_duplicates
 from workbench.formats import FormatError, limits
 from workbench.formats.catalog import formats_help
 from workbench.formats.manifest import read_manifest
-from workbench.job_kinds import JobKind
-from workbench.jobs import MAX_PROBLEMS
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
+from workbench.jobs.kinds import JobKind
+from workbench.jobs.lifecycle import MAX_PROBLEMS
 from workbench.models import Collection, Job
-from workbench.run_imports import checked_bytes, checked_runs, runs_adopt, runs_check, runs_settle, runs_stage
-from workbench.services import ImportRefused, RunSpec, documents_import, runs_import, topics_import
 
 
 @contextlib.contextmanager
 def staged(progress: jobs.Progress, *, archives: bool = False, kind: str = "other") -> Iterator[uploads.Staged]:
     """The job's uploaded files (archives unpacked with ``archives``, within the limits of ``kind``), as a
-    local folder of this worker (``workbench.files.local_copy``: the stored files themselves on a local disk, a download from S3);
+    local folder of this worker (``workbench.collections.files.local_copy``: the stored files themselves on a local disk, a download from S3);
     every problem names them as the user did (``BERT.gz:54``, ``runs.tar.gz:alpha.run:12``), never by their
     staged path; the files are removed when the job ends, whether it succeeds or fails."""
     prefix = uploads.staged_prefix(progress.job.params.get("directory"))
@@ -287,8 +302,8 @@ uploads.register(uploads.UploadKind(
 
 @task()
 def index_corpus(job_id: int) -> None:
-    """Index a corpus used by reference (``workbench.corpus.corpus_reference_index``)."""
-    from workbench.corpus import corpus_reference_index
+    """Index a corpus used by reference (``workbench.corpora.corpus.corpus_reference_index``)."""
+    from workbench.corpora.corpus import corpus_reference_index
     from workbench.models import CorpusReference
 
     with jobs.running(job_id) as progress:
@@ -307,7 +322,7 @@ def index_corpus(job_id: int) -> None:
 
 
 
-#: this app's jobs (registered by workbench.job_kinds.autodiscover): each import reads its staged files and writes
+#: this app's jobs (registered by workbench.jobs.kinds.autodiscover): each import reads its staged files and writes
 #: in one transaction, so a job whose worker died is retried once; a part writes only its own output and the join
 #: stores in one transaction, so each is retried once
 JOB_KINDS = (

@@ -5,22 +5,23 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from workbench import account_views, views
-from workbench.api import api
+from workbench import views
+from workbench.api.core import api
+from workbench.console import account_views
 
 #: a database that refused outside a view (a middleware's write) answers the "busy, try again" page, not a 500
-handler500 = "workbench.busy.server_error"
+handler500 = "workbench.jobs.busy.server_error"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("jobs/<int:job_id>/", views.job, name="job"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_views.account, name="account"),
-    path("api/v1/", api.urls),  # every app's endpoints (workbench.api: registered by each app's api.py)
+    path("api/v1/", api.urls),  # every app's endpoints (workbench.api.core: registered by each app's api.py)
     path("console/<slug:slug>/pools/", include("pooling.urls")),
     path("console/<slug:slug>/participation/", include("participation.console_urls")),
     path("participate/", include("participation.urls")),
-    path("console/", include("workbench.console_urls")),
+    path("console/", include("workbench.console.urls")),
     path("judge/", include("judging.urls")),
     path("collections/", include("evaluation.urls")),
     path("answers/", include("answers.urls")),

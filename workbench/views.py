@@ -4,9 +4,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from workbench import job_kinds, jobs, selectors
+from workbench.access.people import roles_of
+from workbench.collections import selectors
+from workbench.jobs import kinds as job_kinds
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
-from workbench.people import roles_of
 
 
 @login_required

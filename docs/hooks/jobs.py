@@ -1,6 +1,6 @@
 """MkDocs hook: the background jobs' table, from their declarations at build time.
 
-Each app's ``tasks.py`` declares its job kinds (``JOB_KINDS``, :class:`workbench.job_kinds.JobKind`); they are
+Each app's ``tasks.py`` declares its job kinds (``JOB_KINDS``, :class:`workbench.jobs.kinds.JobKind`); they are
 read in a process of its own that sets Django up (no database is opened) and the table replaces the line
 ``<!-- job-kinds -->`` of a page. A kind declared in a ``tasks.py`` shows here without a change to the docs."""
 
@@ -14,12 +14,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = "<!-- job-kinds -->"
-_READ = ("import django, json; django.setup(); from workbench import job_kinds; "
+_READ = ("import django, json; django.setup(); from workbench.jobs import kinds as job_kinds; "
          "print(json.dumps(job_kinds.table()))")
 
 
 def job_kinds() -> list[dict]:
-    """The declared job kinds (``workbench.job_kinds.table()``), as a worker registers them."""
+    """The declared job kinds (``workbench.jobs.kinds.table()``), as a worker registers them."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings"}
     done = subprocess.run([sys.executable, "-c", _READ], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=False)
@@ -39,7 +39,7 @@ def jobs_table(kinds: list[dict]) -> str:
             f"{', '.join(f'`{p}`' for p in k['params']) or '–'} | {'yes' if k['retry'] else '–'} | "
             f"{'yes' if k['splits'] else '–'} | {_cell(k['help'])} |" for k in kinds]
     return (f"{len(kinds)} kinds of job, generated from the `JOB_KINDS` each app's `tasks.py` declares "
-            "(`workbench.job_kinds`). *Retried*: a job whose worker died is queued again, once (it writes in one "
+            "(`workbench.jobs.kinds`). *Retried*: a job whose worker died is queued again, once (it writes in one "
             "transaction); *parts*: it splits into parts any worker claims, then a join.\n\n"
             "| kind | label | task | parameters | retried | parts | what it does |\n|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n")

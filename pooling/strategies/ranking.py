@@ -7,7 +7,7 @@ does not reproduce the official pools (checked on TREC-COVID round 2, see
 ``tests/benchmarks/simulate_pooling.py --check-nist``).
 
 Each run is ranked with numpy on its own arrays (they stay in cache): a run that lists each topic in one
-block in score order -- as the run store keeps them (``workbench.runstore``) -- is only checked, in O(n),
+block in score order -- as the run store keeps them (``workbench.collections.runstore``) -- is only checked, in O(n),
 and the top k of a topic is a prefix of its block; out-of-order blocks are sorted, and a file that
 interleaves topics takes one stable ``np.lexsort``. Only the rows kept are gathered: document identifiers
 are only touched within the depth, so a depth-100 pool over 25 M entries never hashes 25 M docno strings.

@@ -12,9 +12,9 @@ from answers.imports import answers_import
 from answers.imports_nuggets import assignments_import, nuggets_export, nuggets_import
 from answers.models import Answer, AnswerRun, AnswerSentence, NuggetAssignment, NuggetBank
 from tests.answers.generated import answer_line, write_track
+from workbench.collections.refusals import ImportRefused
+from workbench.collections.services import collection_create
 from workbench.models import Run, Topic
-from workbench.refusals import ImportRefused
-from workbench.services import collection_create
 
 
 @pytest.fixture

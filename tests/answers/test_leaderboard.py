@@ -10,8 +10,8 @@ import pytest
 from answers.imports import answers_import
 from answers.imports_nuggets import assignments_import, nuggets_import
 from tests.answers.generated import write_track
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
 
 
 @pytest.fixture

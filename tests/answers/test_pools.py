@@ -14,8 +14,8 @@ from answers.models import AnswerPool, AnswerPoolItem, AnswerTask
 from answers.pools import answer_pool_build, cited_pool_build
 from pooling.models import PoolEntry
 from tests.answers.generated import answer_line
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from answers.imports_nuggets import assignments_import, nuggets_import
 from answers.models import AnswerSentence, SupportJudgment
 from evaluation.release import release_bundle
 from tests.answers.generated import write_track
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
 
 ANSWER_FILES = ("answers/nuggets.jsonl", "answers/assignments.jsonl", "answers/support.jsonl",
                 "answers/answer_scores.jsonl")

@@ -15,8 +15,8 @@ from answers.models import Answer, AnswerSentence, Nugget, NuggetAssignment, Nug
 from answers.scores import answer_scores, run_means
 from judging.models import Judgment
 from tests.answers.generated import answer_line, write_track
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
 
 SCORES = ("strict_vital_score", "strict_all_score", "vital_score", "all_score")
 

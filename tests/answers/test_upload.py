@@ -7,8 +7,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from answers.models import AnswerRun, NuggetAssignment, NuggetBank
 from tests.answers.generated import write_track
+from workbench.collections.services import collection_create
 from workbench.models import Job, Topic
-from workbench.services import collection_create
 
 
 def _upload(client, kind: str, path, **fields):

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from tests.participation.conftest import teams, track  # noqa: F401  (fixtures)
-from workbench.tokens import token_create
+from workbench.access.tokens import token_create
 
 
 def bearer(user) -> dict:

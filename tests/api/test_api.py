@@ -15,7 +15,7 @@ from participation.models import Submission
 from tests import factories
 from tests.api.conftest import bearer
 from tests.participation.conftest import run_upload, submit
-from workbench.people import collection_organizer_add
+from workbench.access.people import collection_organizer_add
 
 pytestmark = pytest.mark.django_db
 RANKING = {"301": ["d1", "d2", "d3"], "302": ["d4"]}
@@ -198,7 +198,7 @@ def test_a_request_the_database_refused_answers_503_json_even_in_debug(client, t
                                                                      settings):
     from django.db import OperationalError
 
-    from workbench import jobs
+    from workbench.jobs import lifecycle as jobs
 
     def locked(*args, **kwargs):
         raise OperationalError("database is locked")

@@ -25,9 +25,9 @@ from judging.models import Judgment, MachineVerdict
 from participation.models import Submission, Team, Track
 from pooling.models import Pool
 from tests import factories
+from workbench.access.people import collection_organizer_add
+from workbench.access.tokens import token_create
 from workbench.models import Document
-from workbench.people import collection_organizer_add
-from workbench.tokens import token_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"

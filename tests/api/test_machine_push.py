@@ -14,8 +14,8 @@ from judging.machine_import import IMPORTED
 from judging.models import Judgment, MachineJudge, MachineVerdict
 from tests.api.conftest import bearer
 from tests.judging.machine_fixtures import machine_collection
+from workbench.access.people import collection_organizer_add
 from workbench.models import Document
-from workbench.people import collection_organizer_add
 
 pytestmark = pytest.mark.django_db
 PROVENANCE = {"model": "llama-3.1-70b", "model_version": "2024-07"}

@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from judging.selectors import assessor_queue
 from tests.api.conftest import bearer
 from tests.participation.conftest import run_upload
-from workbench.audit import AuditEntry
+from workbench.access.audit import AuditEntry
+from workbench.access.people import collection_organizer_add
 from workbench.models import Collection, Run
-from workbench.people import collection_organizer_add
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from participation.models import Submission
 from tests.api.conftest import bearer
 from tests.api.test_api import api_submit
 from tests.participation.conftest import run_upload, submit
+from workbench.access.people import collection_organizer_add
 from workbench.models import Job
-from workbench.people import collection_organizer_add
 
 pytestmark = pytest.mark.django_db
 

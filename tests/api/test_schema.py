@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
 from judging.models import MachineJudge
 from tests.api.conftest import bearer
 from tests.participation.conftest import run_upload
-from workbench.people import collection_organizer_add
+from workbench.access.people import collection_organizer_add
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from workbench.tokens import ApiToken
+from workbench.access.tokens import ApiToken
 
 pytestmark = pytest.mark.django_db
 

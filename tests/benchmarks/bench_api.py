@@ -64,7 +64,7 @@ def main() -> int:
 
         from evaluation import board
         from judging.policies import DEFAULT_POLICY
-        from workbench.tokens import token_create
+        from workbench.access.tokens import token_create
 
         seconds, _ = timed(lambda: board.build(collection, DEFAULT_POLICY))
         rows.append(("board job (what a change to the judgments queues)", f"{seconds:.1f} s"))

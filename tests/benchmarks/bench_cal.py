@@ -97,8 +97,8 @@ def bench_workbench(docnos, texts, topics, relevant, n_judgments: int = 100) -> 
     from judging.models import AssignmentItem
     from pooling.services import pool_build
     from pooling.strategies.cal import CalParams
+    from workbench.collections.services import collection_create
     from workbench.models import Document, Topic
-    from workbench.services import collection_create
 
     collection = collection_create(slug="bench", name="cal benchmark")
     for qid, text in topics.items():

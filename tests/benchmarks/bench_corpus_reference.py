@@ -1,7 +1,7 @@
 """Benchmark: a 10,000,000-passage corpus used by reference (about 4 GB of JSONL, generated in a temporary
 folder and deleted afterwards).
 
-1. Indexing: the collection points to the file (``workbench.corpus``); the index job is queued and run by
+1. Indexing: the collection points to the file (``workbench.corpora.corpus``); the index job is queued and run by
    ``manage.py db_worker`` in a separate process, as in a deployment: its wall time and peak memory (max RSS).
 2. Disk: (corpus + index + database) / corpus.
 3. A pool's documents: 50,000 random docnos copied into the collection as the pool build's job does it
@@ -37,8 +37,8 @@ import django, sys
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from workbench.corpus import corpus_reference_add
-from workbench.services import collection_create
+from workbench.corpora.corpus import corpus_reference_add
+from workbench.collections.services import collection_create
 collection = collection_create(slug="bench", name="Corpus by reference")
 print(corpus_reference_add(collection=collection, location=sys.argv[1]).pk)
 """
@@ -46,7 +46,7 @@ print(corpus_reference_add(collection=collection, location=sys.argv[1]).pk)
 ENQUEUE = """
 import django, sys
 django.setup()
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
 from workbench.tasks import index_corpus
 job = jobs.job_start(index_corpus, kind="corpus index", collection=Collection.objects.get(slug="bench"),
@@ -56,7 +56,7 @@ job = jobs.job_start(index_corpus, kind="corpus index", collection=Collection.ob
 COPY_IN = """
 import django, json, sys, time
 django.setup()
-from workbench.corpus import documents_copy_in
+from workbench.corpora.corpus import documents_copy_in
 from workbench.models import Collection
 docnos = json.load(open(sys.argv[1]))
 start = time.perf_counter()
@@ -67,7 +67,7 @@ print(json.dumps({"copied": copied, "seconds": time.perf_counter() - start}))
 OPEN = """
 import django, json, sys, time
 django.setup()
-from workbench.corpus import document_for
+from workbench.corpora.corpus import document_for
 from workbench.models import Collection
 collection = Collection.objects.get(slug="bench")
 times = {}

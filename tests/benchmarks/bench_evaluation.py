@@ -109,9 +109,9 @@ def main() -> int:
         from judging.services import qrels_import
         from pooling.services import pool_build
         from pooling.strategies import ranked_entries
-        from workbench import runstore
-        from workbench.selectors import run_frames
-        from workbench.services import RunSpec, collection_create, runs_import, topics_import
+        from workbench.collections import runstore
+        from workbench.collections.selectors import run_frames
+        from workbench.collections.services import RunSpec, collection_create, runs_import, topics_import
 
         collection = collection_create(slug="bench")
         topics_import(collection=collection, source=topics_path)

@@ -42,8 +42,8 @@ def measured(args, env):
 ARCHIVES = """
 import json, os, shutil, sys, time, zipfile
 from pathlib import Path
-from workbench import uploads
-from workbench.services import ImportRefused
+from workbench.collections import uploads
+from workbench.collections.services import ImportRefused
 tmp, mb = Path(sys.argv[-1]), 1 << 20
 def written():
     return int(dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())["wchar"])

@@ -83,7 +83,7 @@ def bench_cli(lines: int, database_url: str | None) -> list[tuple[str, float, fl
 
 def bench_storage(lines: int) -> list[tuple[str, float]]:
     """One Arrow IPC blob per run versus one SQLite row per entry: write and read back 1M entries."""
-    from workbench import runstore
+    from workbench.collections import runstore
 
     rng = np.random.default_rng(2)
     topics = max(1, lines // 1000)

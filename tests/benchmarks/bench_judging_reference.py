@@ -5,7 +5,7 @@ path for both collections (middleware, session, the view, the template), without
 
 * **demo**: ``manage.py build_demo``'s collection (documents imported), four more assessors given its topics 1-6;
 * **reference**: a collection whose corpus is a generated JSONL file of ``--passages`` passages (default
-  1,000,000; the issue's size is 10,000,000), indexed once (``workbench.corpus``), 20 topics with a pool of
+  1,000,000; the issue's size is 10,000,000), indexed once (``workbench.corpora.corpus``), 20 topics with a pool of
   100 random passages each. The documents of topics 1-8 are *not* copied in (each page is the first open of
   its document, copied in by that request, as for a pool whose documents were never fetched); those of
   topics 9-16 are copied in as a pool build's job does (``documents_copy_in``).
@@ -93,9 +93,9 @@ def reference_setup(corpus: Path) -> tuple[dict, float, int]:
 
     from judging.assignments import assignments_create
     from pooling.models import Pool, PoolEntry
-    from workbench.corpus import corpus_reference_add, corpus_reference_index, documents_copy_in
+    from workbench.collections.services import collection_create
+    from workbench.corpora.corpus import corpus_reference_add, corpus_reference_index, documents_copy_in
     from workbench.models import Topic
-    from workbench.services import collection_create
 
     collection = collection_create(slug="reference", name="Corpus by reference")
     reference = corpus_reference_add(collection=collection, location=str(corpus))

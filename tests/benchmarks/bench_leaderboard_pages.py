@@ -86,8 +86,8 @@ def build_track(tmp: Path, args) -> object:
     from judging.services import qrels_import
     from pooling.services import pool_build
     from pooling.strategies import ranked_entries
-    from workbench.selectors import run_frames
-    from workbench.services import RunSpec, collection_create, runs_import, topics_import
+    from workbench.collections.selectors import run_frames
+    from workbench.collections.services import RunSpec, collection_create, runs_import, topics_import
 
     paths, topics_path, qrels_path = generate(tmp, args.runs, args.topics, args.depth)
     collection = collection_create(slug="bench")

@@ -80,9 +80,16 @@ def main() -> None:
 
     settings.BOARD_ON_CHANGE = False
     call_command("migrate", verbosity=0)
+    from workbench.collections.run_imports import (
+        RunSpec,
+        runs_adopt,
+        runs_check,
+        runs_import,
+        runs_settle,
+        runs_stage,
+    )
+    from workbench.collections.services import collection_create, documents_import
     from workbench.models import Topic
-    from workbench.run_imports import RunSpec, runs_adopt, runs_check, runs_import, runs_settle, runs_stage
-    from workbench.services import collection_create, documents_import
 
     collection = collection_create(slug="big", name="Big")
     topics = max(50, args.run_lines // 1000)  # a run holds at most 1,000 documents a topic

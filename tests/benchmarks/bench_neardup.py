@@ -31,14 +31,14 @@ import django, os
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 collection_create(slug="bench", name="Near-duplicate benchmark")
 """
 
 ENQUEUE = """
 import django
 django.setup()
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
 from workbench.tasks import find_duplicates
 job = jobs.job_start(find_duplicates, kind="near-duplicates", collection=Collection.objects.get(slug="bench"),

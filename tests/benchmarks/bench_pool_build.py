@@ -51,9 +51,9 @@ def main() -> None:
         call_command("flush", interactive=False, verbosity=0)
         from pooling.models import Pool
         from pooling.services import pool_build
-        from workbench import runstore
+        from workbench.collections import runstore
+        from workbench.collections.services import RunSpec, collection_create, runs_import
         from workbench.models import Topic
-        from workbench.services import RunSpec, collection_create, runs_import
 
         collection = collection_create(slug="bench")
         Topic.objects.bulk_create(Topic(collection=collection, qid=str(q), title=f"t{q}")

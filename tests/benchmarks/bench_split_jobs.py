@@ -1,4 +1,4 @@
-"""Benchmark: the split jobs (``JOB_PARTS``, ``workbench.subjobs``) with one ``db_worker`` and with two.
+"""Benchmark: the split jobs (``JOB_PARTS``, ``workbench.jobs.subjobs``) with one ``db_worker`` and with two.
 
     .venv/bin/python tests/benchmarks/bench_split_jobs.py [--runs 100] [--topics 50] [--depth 1000]
         [--pool-depth 100] [--repeat 3] [--postgres postgres://postgres@127.0.0.1:5432/test] [--s3]
@@ -83,7 +83,7 @@ def _generated(tmp: Path, args) -> tuple[list[Path], Path]:
 
 
 def _import(tmp: Path, args) -> object:
-    from workbench.services import RunSpec, collection_create, runs_import, topics_import
+    from workbench.collections.services import RunSpec, collection_create, runs_import, topics_import
 
     paths, topics_path = _generated(tmp, args)
     collection = collection_create(slug="bench")
@@ -108,7 +108,7 @@ def _run(task, kind: str, collection, params: dict, workers: int, tmp: Path, env
          ) -> tuple[float, object, float]:
     """Queue the job, start ``workers`` db_workers (JOB_PARTS=workers), time it from queued to done; also the
     time of its parts alone (first start to last end; the whole run for a job not split)."""
-    from workbench import jobs
+    from workbench.jobs import lifecycle as jobs
     from workbench.models import Job
 
     with ExitStack() as stack:
@@ -230,8 +230,8 @@ def _drain() -> None:
 
 
 def _report(job) -> dict:
-    from workbench import files as store
-    from workbench import jobs
+    from workbench.collections import files as store
+    from workbench.jobs import lifecycle as jobs
 
     with store.open_file(jobs.job_output(job, job.result["file"])) as handle:
         archive = zipfile.ZipFile(io.BytesIO(handle.read()))
@@ -307,8 +307,8 @@ def _timed(rows: list, label: str, repeat: int, once, what: str) -> None:
 def _imports(tmp: Path, args, env: dict, rows: list):
     """The import of every run file as one job (``start_runs_import``: staged first, as an upload), into a
     collection of its own with one worker and with two; the same runs each time."""
+    from workbench.collections.services import collection_create, topics_import
     from workbench.models import Collection, Run
-    from workbench.services import collection_create, topics_import
     from workbench.tasks import start_runs_import
 
     paths, topics_path = _generated(tmp, args)

@@ -30,7 +30,7 @@ SETUP = """
 from django.contrib.auth.models import Group, User
 from participation.models import Team, Track
 from workbench.models import Collection, Topic
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 c = collection_create(slug="bench", name="Bench")
 Topic.objects.bulk_create(Topic(collection=c, qid=str(q), title=f"topic {q}") for q in range(1, {topics} + 1))
 track = Track.objects.create(collection=c, open=True, max_runs_per_team=5, depth=1000, require_description=False)

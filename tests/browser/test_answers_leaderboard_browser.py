@@ -12,8 +12,8 @@ from answers.imports import answers_import
 from answers.imports_nuggets import assignments_import, nuggets_import
 from tests.answers.generated import write_track
 from tests.browser.conftest import log_in
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""A judgment key pressed while the database is busy: the server answers workbench.busy's plain 503 page (no
+"""A judgment key pressed while the database is busy: the server answers workbench.jobs.busy's plain 503 page (no
 judging page in it), and the judging page says the judgment was not saved and to try again, keeps the choice,
 and stores it on Retry; nothing is lost silently."""
 

@@ -193,7 +193,7 @@ def test_a_split_run_import_queues_the_board_job_once_its_join_commits(track, se
                                                                        django_capture_on_commit_callbacks):
     """The join of a split import moves the staged runs in with bulk_update (no post_save): it asks itself."""
     from tests import factories
-    from workbench.run_imports import RunSpec, runs_adopt, runs_check, runs_stage
+    from workbench.collections.run_imports import RunSpec, runs_adopt, runs_check, runs_stage
 
     path = tmp_path / "extra.run"
     path.write_text(factories.run_lines("extra", RANKINGS["alpha"]))

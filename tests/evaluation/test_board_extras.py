@@ -98,7 +98,7 @@ def test_once_stored_a_cold_page_ranks_no_run(client, organizer, track, monkeypa
 
 def test_a_topics_curve_is_computed_from_that_topic_alone_without_the_runs_that_did_not_answer_it(track):
     from evaluation.engine.curves import curves_from_rankings, ranked_docnos
-    from workbench.selectors import run_frames
+    from workbench.collections.selectors import run_frames
 
     qrels = scoring.qrels_frame(track)
     grades: dict[str, dict[str, int]] = {}

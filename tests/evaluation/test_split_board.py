@@ -17,7 +17,7 @@ from evaluation import board, board_extras, cache, scoring
 from evaluation.tasks import build_board  # imported before any test patches what it imports
 from tests.evaluation.tracks import build_track, run, write_qrels
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
 
 TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}

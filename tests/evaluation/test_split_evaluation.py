@@ -12,8 +12,9 @@ import pytest
 from evaluation.tasks import evaluate_collection
 from tests.evaluation.tracks import build_track
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
-from workbench import files as store
-from workbench import jobs, subjobs
+from workbench.collections import files as store
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
 from workbench.models import Job
 
 TEAMS = {"alpha": "red", "beta": "red", "late": "blue"}

@@ -9,7 +9,7 @@ import pytest
 
 from judging.assignments import assignments_create
 from judging.models import AssignmentItem, Judgment
-from workbench.corpus import corpus_reference_add, corpus_reference_index
+from workbench.corpora.corpus import corpus_reference_add, corpus_reference_index
 from workbench.models import Document
 
 

@@ -13,8 +13,8 @@ from judging.models import AssignmentItem, Judgment
 from judging.selectors import pooled_without_text
 from judging.services import JudgmentRefused, judgment_record
 from pooling.models import Pool, PoolEntry
+from workbench.collections.services import documents_import
 from workbench.models import Document
-from workbench.services import documents_import
 
 
 @pytest.fixture

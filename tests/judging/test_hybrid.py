@@ -21,9 +21,9 @@ from evaluation.selectors import offered_policies
 from judging.machine.hybrid import fit_topics
 from judging.policies import HUMAN, HYBRID, MACHINE
 from judging.qrels import qrels
+from workbench.access.tokens import token_create
+from workbench.collections.services import collection_create
 from workbench.models import Topic
-from workbench.services import collection_create
-from workbench.tokens import token_create
 
 GRADES = [{"grade": 0, "label": "no"}, {"grade": 1, "label": "some"}, {"grade": 2, "label": "high"}]
 TOPICS = [str(q) for q in range(1, 9)]

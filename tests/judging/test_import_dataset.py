@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from judging.models import Judgment
-from workbench.corpus import document_for
+from workbench.collections.services import collection_create
+from workbench.corpora.corpus import document_for
 from workbench.models import CorpusReference, Job
-from workbench.services import collection_create
 
 _names = itertools.count()
 

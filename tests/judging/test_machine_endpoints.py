@@ -155,7 +155,7 @@ def test_a_base_url_stored_by_the_web_before_endpoints_were_declared_is_never_us
 def test_a_bad_endpoint_declaration_stops_the_start_naming_the_entry(raw, says):
     from django.core.exceptions import ImproperlyConfigured
 
-    from workbench.endpoints import judge_endpoints
+    from workbench.access.endpoints import judge_endpoints
 
     with pytest.raises(ImproperlyConfigured, match=re.escape(says)):
         judge_endpoints("JUDGE_ENDPOINTS", raw)

@@ -16,8 +16,8 @@ from judging.policies import MACHINE
 from judging.qrels import qrels
 from tests import factories
 from tests.judging.machine_fixtures import machine_collection
+from workbench.access.people import collection_organizer_add
 from workbench.models import Document, Job
-from workbench.people import collection_organizer_add
 
 pytestmark = pytest.mark.django_db
 LABELS = "301 0 c2 0\n301 0 c3 1\n301 0 c6 2\n302 0 p1 2\n"

@@ -155,7 +155,7 @@ def test_a_machine_judge_job_stays_running_under_db_worker_while_its_endpoint_is
     from django.db import connection
 
     from tests.split_jobs import DB_TASKS, run_worker
-    from workbench.jobs import job_view_state
+    from workbench.jobs.lifecycle import job_view_state
     from workbench.models import Job
 
     pool = _pool("beat", {"d1": "A slow passage.", "d2": "Another slow passage."})
@@ -197,7 +197,7 @@ def test_a_command_s_job_says_it_is_alive_while_it_waits_for_a_slow_endpoint(db,
     awaited the job reports every tick, so that it is never shown as failed (nor failed by a worker's sweep)."""
     from judging import machine_endpoints
     from judging.tasks import machine_judge_now
-    from workbench.jobs import job_view_state
+    from workbench.jobs.lifecycle import job_view_state
     from workbench.models import Job
 
     pool = _pool("alive", {"d1": "A slow passage."})

@@ -210,7 +210,7 @@ def test_partly_judged_topics_are_named_on_the_leaderboard_and_in_the_release(cl
 
     from evaluation.release import release_bundle
     from judging.completeness import topic_completeness
-    from workbench.services import RunSpec, runs_import
+    from workbench.collections.services import RunSpec, runs_import
 
     (tmp_path / "a.run").write_text("301 Q0 d1 1 2 a\n301 Q0 d2 2 1 a\n302 Q0 d5 1 1 a\n")
     runs_import(collection=pool.collection, specs=[RunSpec(source=tmp_path / "a.run")])

@@ -20,8 +20,8 @@ import pytest
 from judging import qrels as selectors
 from judging.models import Judgment
 from judging.qrels import current_judgments, qrels
+from workbench.collections.services import collection_create
 from workbench.models import Collection, Topic
-from workbench.services import collection_create
 
 WEB, IMPORT, ADJUDICATION = Judgment.Source.WEB, Judgment.Source.IMPORT, Judgment.Source.ADJUDICATION
 

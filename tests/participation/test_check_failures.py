@@ -8,7 +8,7 @@ import pytest
 from participation import services
 from participation.models import Submission
 from tests.participation.conftest import run_upload, submit
-from workbench import files as store
+from workbench.collections import files as store
 
 pytestmark = pytest.mark.django_db
 

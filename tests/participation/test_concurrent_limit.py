@@ -26,7 +26,7 @@ from participation.models import Team, Track
 from participation.services import submission_receive
 from participation.tasks import check_submission
 from workbench.models import Collection, Topic
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 c = Collection.objects.filter(slug="race").first() or collection_create(slug="race", name="Race")
 Topic.objects.get_or_create(collection=c, qid="301", defaults={{"title": "one"}})
 track, _ = Track.objects.get_or_create(collection=c, defaults={{"open": True, "require_description": False,

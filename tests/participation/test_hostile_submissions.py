@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from participation.models import Submission
 from tests.participation.conftest import submit
 from tests.test_hostile_files import ALIAS_BOMB
-from workbench import files as store
+from workbench.collections import files as store
 from workbench.models import Run
 
 pytestmark = pytest.mark.django_db

@@ -26,7 +26,7 @@ from participation.services import results_release
 from participation.topic_files import write_topics
 from tests import factories
 from tests.participation.conftest import _participant, run_upload, submit
-from workbench import files as store
+from workbench.collections import files as store
 from workbench.formats.topics import read_topics
 from workbench.models import Run, Topic
 

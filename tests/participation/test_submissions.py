@@ -17,7 +17,7 @@ from django.utils import timezone
 from participation.models import Submission
 from participation.services import submission_check
 from tests.participation.conftest import run_upload, submit
-from workbench import files as store
+from workbench.collections import files as store
 from workbench.models import Run
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ import pytest
 from participation.models import Submission
 from participation.tasks import check_submission
 from tests.participation.conftest import run_upload, submit
-from workbench import files as store
+from workbench.collections import files as store
 from workbench.models import Run
 
 

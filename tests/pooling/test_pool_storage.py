@@ -16,7 +16,7 @@ from pooling.models import Pool, PoolEntry, PoolProvenance
 from pooling.selectors import pool_entries
 from pooling.services import pool_build
 from tests import factories
-from workbench.selectors import run_frames
+from workbench.collections.selectors import run_frames
 
 
 @pytest.fixture

@@ -15,9 +15,9 @@ from pooling.services import PoolRefused, pool_build
 from pooling.tasks import build_pool
 from tests import factories
 from tests.split_jobs import DB_TASKS, run_worker
-from workbench import jobs
+from workbench.collections.services import RunSpec, runs_import
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
-from workbench.services import RunSpec, runs_import
 
 pytestmark = pytest.mark.django_db
 

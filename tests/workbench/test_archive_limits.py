@@ -18,10 +18,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from workbench import uploads
+from workbench.collections import uploads
+from workbench.collections.services import ImportRefused, collection_create
 from workbench.formats import archives, limits
 from workbench.models import Job
-from workbench.services import ImportRefused, collection_create
 
 MB = 1 << 20
 

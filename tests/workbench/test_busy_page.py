@@ -1,5 +1,5 @@
 """A request the database cannot serve (locked past the busy timeout, or unreachable) answers the plain 503
-"busy, try again" page of workbench.busy, never a 500; tests/workbench/test_locked_database.py holds a real
+"busy, try again" page of workbench.jobs.busy, never a 500; tests/workbench/test_locked_database.py holds a real
 lock."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import OperationalError
 
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 
 
 @pytest.fixture

@@ -95,7 +95,7 @@ def test_an_unreachable_database_is_one_line_not_a_traceback(tmp_path):
 def test_documents_are_read_and_checked_before_the_write_transaction_opens(tmp_path, monkeypatch):
     from django.db import connection
 
-    from workbench import services
+    from workbench.collections import services
 
     collection = factories.collection_with_topics()
     path = tmp_path / "docs.trec"
@@ -115,8 +115,8 @@ def test_documents_are_read_and_checked_before_the_write_transaction_opens(tmp_p
 
 
 def test_imported_documents_keep_their_extra_fields_title_text_and_length(db, tmp_path):
+    from workbench.collections.services import collection_create, documents_import
     from workbench.models import Document
-    from workbench.services import collection_create, documents_import
 
     collection = collection_create(slug="docs")
     path = tmp_path / "d.jsonl"
@@ -138,7 +138,7 @@ def test_topics_runs_and_qrels_are_read_before_the_write_transaction_opens(tmp_p
     from django.db import connection
 
     from judging import services as judging_services
-    from workbench import run_imports, services
+    from workbench.collections import run_imports, services
 
     collection = factories.collection_with_topics()
     seen = []

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from judging.models import Judgment
 from tests import factories
-from workbench import selectors
+from workbench.collections import selectors
 from workbench.models import Collection, Document, Run, Topic
 
 ROOT = Path(__file__).resolve().parents[2]

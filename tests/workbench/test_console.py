@@ -165,7 +165,7 @@ def test_a_one_file_kind_refuses_several_files_and_an_empty_upload(org_client, c
 
 
 def _pooled_collection(org_client, collection, run_files):
-    from workbench.services import RunSpec, runs_import
+    from workbench.collections.services import RunSpec, runs_import
 
     runs_import(collection=collection, specs=[RunSpec(source=p) for p in run_files])
     return collection

@@ -12,10 +12,10 @@ from django.core.management.base import CommandError
 
 from pooling.tasks import build_pool
 from tests import factories
-from workbench import jobs
-from workbench.corpus import corpus_reference_add, corpus_reference_index
+from workbench.collections.services import RunSpec, runs_import
+from workbench.corpora.corpus import corpus_reference_add, corpus_reference_index
+from workbench.jobs import lifecycle as jobs
 from workbench.models import CorpusReference, Document, Job
-from workbench.services import RunSpec, runs_import
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +87,7 @@ def test_opening_a_document_reads_it_from_the_corpus_once_then_from_the_collecti
 def test_a_document_already_in_the_collection_is_not_replaced(collection, tmp_path):
     factories.add_documents(collection, ["d3"])
     add_corpus(collection, write_corpus(tmp_path / "corpus.jsonl"))
-    from workbench.corpus import documents_copy_in
+    from workbench.corpora.corpus import documents_copy_in
 
     assert documents_copy_in(collection=collection, docnos=["d3", "d4", "d999"]) == 1
     assert collection.documents.get(docno="d3").text == "Text of d3"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 from django.db import OperationalError, connection
 
-from workbench import services
+from workbench.collections import services
+from workbench.collections.refusals import ImportRefused
+from workbench.collections.services import collection_create, documents_import
 from workbench.models import Collection, Document
-from workbench.refusals import ImportRefused
-from workbench.services import collection_create, documents_import
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the import commits its batches: no test transaction around it
 

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from workbench import jobs
-from workbench.duplicates import duplicates_detect
+from workbench.corpora.duplicates import duplicates_detect
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Document, DuplicateClass, Job
 from workbench.tasks import find_duplicates
 

@@ -10,8 +10,9 @@ import pytest
 
 from tests.formats.test_neardup import planted_corpus
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
-from workbench import files as store
-from workbench import jobs, subjobs
+from workbench.collections import files as store
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
 from workbench.models import Document, DuplicateClass, Job
 from workbench.tasks import find_duplicates
 
@@ -121,6 +122,6 @@ def test_a_part_whose_worker_died_is_done_by_another_worker_once_and_the_classes
     assert job.result["lines"][0].startswith(f"{planted.documents.count():,} documents read: ")
     dead.refresh_from_db()
     assert dead.status == Job.Status.DONE and dead.params["retried"]
-    assert_each_part_done_once("workbench.duplicate_tasks.duplicates_part", "workbench.duplicate_tasks.join_duplicates", 2)
+    assert_each_part_done_once("workbench.corpora.duplicate_tasks.duplicates_part", "workbench.corpora.duplicate_tasks.join_duplicates", 2)
     page = client.get(f"/jobs/{job.pk}/").content.decode()
     assert "classes proposed" in page

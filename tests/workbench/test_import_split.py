@@ -11,11 +11,12 @@ import pytest
 
 from tests import factories
 from tests.split_jobs import DB_TASKS, assert_each_part_done_once, kill_worker_of, run_worker
-from workbench import files as store
-from workbench import runstore, subjobs
 from workbench import tasks as workbench_tasks
+from workbench.collections import files as store
+from workbench.collections import runstore
+from workbench.collections.services import collection_create
+from workbench.jobs import subjobs
 from workbench.models import Collection, Job, Run, Topic
-from workbench.services import collection_create
 from workbench.tasks import start_runs_import
 
 QIDS = [str(q) for q in range(1, 6)]
@@ -169,7 +170,7 @@ def test_a_run_already_there_is_refused_as_one_worker_does_and_replaced_when_ask
 
 
 def test_parts_are_contiguous_slices_of_about_the_same_size():
-    from workbench.subjobs import balanced
+    from workbench.jobs.subjobs import balanced
 
     assert balanced([1] * 10, 3) == [(0, 3), (3, 7), (7, 10)]
     assert balanced([10, 1, 1, 1, 1, 1, 1, 1, 1, 1], 2) == [(0, 1), (1, 10)]
@@ -279,7 +280,7 @@ def test_runs_a_part_stored_are_seen_by_nobody_until_the_join_moves_them(tmp_pat
 
 @pytest.mark.django_db
 def test_a_part_done_again_stores_its_runs_once(tmp_path, settings, var_dir):
-    from workbench.run_imports import RunSpec, runs_check, runs_stage
+    from workbench.collections.run_imports import RunSpec, runs_check, runs_stage
 
     collection = _track("again")
     checked, _ = runs_check(collection, [RunSpec(source=p) for p in _write(tmp_path / "runs", count=3)])

@@ -16,9 +16,9 @@ pytestmark = [pytest.mark.track, pytest.mark.slow]
 
 START = """
 from pathlib import Path
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 from workbench.tasks import import_documents
 c = collection_create(slug="big", name="Big")
 folder = Path("{folder}")
@@ -28,7 +28,7 @@ print(job.pk)
 
 STATE = """
 import json
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 job = Job.objects.get(pk={job})
 status, error = jobs.job_view_state(job)

@@ -1,4 +1,4 @@
-"""A job's page and the jobs list say what its kind declares (workbench.job_kinds): its label and help, its
+"""A job's page and the jobs list say what its kind declares (workbench.jobs.kinds): its label and help, its
 progress in the kind's unit, and the page it leads back to for someone who does not organize the collection."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests import factories
-from workbench import job_kinds
-from workbench.job_kinds import JobKind
+from workbench.jobs import kinds as job_kinds
+from workbench.jobs.kinds import JobKind
 from workbench.models import Job
 
 

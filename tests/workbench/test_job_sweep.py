@@ -20,13 +20,13 @@ from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from tests.browser.stack import ROOT, running_stack
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
 
 START = """
 from pathlib import Path
-from workbench import jobs
-from workbench.services import collection_create
+from workbench.jobs import lifecycle as jobs
+from workbench.collections.services import collection_create
 from workbench.tasks import import_documents
 c = collection_create(slug="big", name="Big")
 job = jobs.job_start(import_documents, kind="documents import", collection=c, params={{"directory": "{folder}"}})
@@ -36,7 +36,7 @@ print(job.pk)
 STATE = """
 import json
 from django_tasks_db.models import DBTaskResult
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 job = Job.objects.get(pk={job})
 status, error = jobs.job_view_state(job)
@@ -101,7 +101,7 @@ def test_a_job_killed_twice_is_retried_once_then_failed_with_its_task_rows_and_s
 
 def _dead_job(tmp_path, settings, organizer, **params) -> Job:
     """A running job whose worker stopped long ago, with its task row still RUNNING, as a SIGKILL leaves it."""
-    from workbench.services import collection_create
+    from workbench.collections.services import collection_create
 
     settings.VAR_DIR = tmp_path / "var"
     folder = tmp_path / "var" / "uploads" / "console" / "abc"

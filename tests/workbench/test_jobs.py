@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from evaluation.tasks import build_release
 from tests.evaluation.tracks import build_track
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
 
 

@@ -41,7 +41,7 @@ from judging.assignments import assignments_create
 from judging.models import AssignmentItem
 from pooling.models import Pool, PoolEntry
 from workbench.models import Document, Topic
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 c = collection_create(slug="locked", name="Locked", scale=[{"grade": 0, "label": "Not relevant"},
                                                             {"grade": 1, "label": "Relevant"}])
 topic = Topic.objects.create(collection=c, qid="1", title="Locks", description="Databases that wait.")

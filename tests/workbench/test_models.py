@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from judging.models import Judgment
 from tests import factories
-from workbench import runstore, selectors
+from workbench.collections import runstore, selectors
 from workbench.models import Run, Topic
 
 

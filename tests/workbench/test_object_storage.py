@@ -14,8 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from tests import factories
-from workbench import files as store
-from workbench import jobs
+from workbench.collections import files as store
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job, Run
 from workbench.tasks import import_runs
 

@@ -19,9 +19,9 @@ from judging.models import Assignment, AssignmentItem, MachineJudge
 from participation.models import Submission, Team, Track
 from pooling.models import Pool
 from tests import factories
+from workbench.access.people import person_set_roles
+from workbench.access.tokens import token_create
 from workbench.models import Collection, DuplicateClass, DuplicateMember, Job
-from workbench.people import person_set_roles
-from workbench.tokens import token_create
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from django.contrib.auth.models import User
 from django.core import mail
 from django.urls import reverse
 
-from workbench.people import person_invite, roles_of
-from workbench.selectors import is_organizer
+from workbench.access.people import person_invite, roles_of
+from workbench.collections.selectors import is_organizer
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from pooling.selectors import pool_entry_table, pool_provenance
 from pooling.services import pool_build
 from tests import factories
 from tests.workbench.test_import_split import QIDS, _import, _track
-from workbench import runstore
+from workbench.collections import runstore
 from workbench.models import Run, RunData
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +66,7 @@ def test_a_depth_pool_from_the_heads_is_the_pool_from_the_whole_tables(tmp_path,
 
 
 def test_a_depth_pool_within_the_head_reads_no_whole_table(tmp_path, settings, head_depth, monkeypatch):
-    from workbench import selectors
+    from workbench.collections import selectors
 
     job = _import(_track("track"), _runs(tmp_path / "runs"), settings, 1)
     runstore.frame_cache.clear()

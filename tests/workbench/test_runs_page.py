@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from workbench.collections.services import collection_create
 from workbench.models import Run
-from workbench.services import collection_create
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 from django.db import connection
 
-from workbench.services import collection_create, documents_import, topics_import
+from workbench.collections.services import collection_create, documents_import, topics_import
 
 pytestmark = pytest.mark.django_db
 

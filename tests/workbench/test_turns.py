@@ -1,4 +1,4 @@
-"""Writing in turn (``workbench.turns``): the parts of a split job write their pieces in the pieces' order, on
+"""Writing in turn (``workbench.jobs.turns``): the parts of a split job write their pieces in the pieces' order, on
 PostgreSQL, each part in its own session; a piece whose part has not started, whose session ended, or that takes
 too long holds nobody up."""
 
@@ -10,8 +10,8 @@ import time
 import pytest
 from django.db import connection
 
-from workbench import turns
-from workbench.turns import Turns
+from workbench.jobs import turns
+from workbench.jobs.turns import Turns
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -17,8 +17,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from tests import factories
+from workbench.collections.services import collection_create
 from workbench.models import Job, Run, Topic
-from workbench.services import collection_create
 
 QIDS = [str(q) for q in range(1, 51)]
 
@@ -169,7 +169,7 @@ def test_links_and_broken_archives_are_refused_by_member_name_and_nothing_is_imp
 
 
 def test_an_archive_that_would_fill_the_disk_is_refused_and_removed(org_client, track, var_dir, monkeypatch):
-    from workbench import uploads
+    from workbench.collections import uploads
 
     monkeypatch.setattr(uploads, "DISK_RESERVE", 1 << 62)  # "less than this free": any disk is full
     job = _job(_upload(org_client, "runs", [SimpleUploadedFile("runs.zip", _zip({"a.run": _run("a").encode()}))]))

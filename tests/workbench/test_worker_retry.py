@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.slow,
 
 START = """
 from pathlib import Path
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
-from workbench.services import collection_create
+from workbench.collections.services import collection_create
 from workbench.tasks import import_documents
 c = Collection.objects.filter(slug="big").first() or collection_create(slug="big", name="Big")
 job = jobs.job_start(import_documents, kind="documents import", collection=c, params={{"directory": "{folder}"}})

@@ -24,13 +24,13 @@ from judging.services import qrels_import
 from participation.models import Submission, Team, Track
 from participation.services import results_release, submission_check, submission_receive
 from pooling.services import pool_build
+from workbench.access.people import person_set_roles
+from workbench.collections.services import collection_create, documents_import, run_update, topics_import
 from workbench.demo import answers as demo_answers
 from workbench.demo.build import DemoFiles, DemoRun, build_demo_files
 from workbench.demo.judgments import JUDGED_TOPICS, write_qrels
 from workbench.demo.runs import DEPTH
 from workbench.models import Collection
-from workbench.people import person_set_roles
-from workbench.services import collection_create, documents_import, run_update, topics_import
 
 DEMO_SLUG = "demo"
 DEMO_PASSWORD = "demo"

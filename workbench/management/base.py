@@ -7,11 +7,11 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand
 from django.db import InterfaceError, OperationalError, connection
 
+from workbench.collections.services import ImportRefused
 from workbench.formats import FormatError
 from workbench.management.errors import Error
 from workbench.management.progress import Shown
 from workbench.models import Collection
-from workbench.services import ImportRefused
 
 __all__ = ["Error", "WorkbenchCommand"]
 

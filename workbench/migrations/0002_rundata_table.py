@@ -1,5 +1,5 @@
 """Run entries are stored as Arrow IPC now; the column is renamed to say what it holds.
-Existing Parquet blobs keep working: workbench.runstore.decode recognises both formats."""
+Existing Parquet blobs keep working: workbench.collections.runstore.decode recognises both formats."""
 
 from django.db import migrations
 

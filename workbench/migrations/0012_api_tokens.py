@@ -1,4 +1,4 @@
-# Personal API tokens (workbench.tokens)
+# Personal API tokens (workbench.access.tokens)
 
 import django.db.models.deletion
 from django.conf import settings

@@ -6,7 +6,7 @@ it guards, and every idle worker stops for good; an unreachable PostgreSQL serve
 database error in the loop logs one line, closes the connection, waits (1 s, doubling, at most
 ``MAX_WAIT``) and tries again; the worker never exits for it.
 
-A task's own failure is the task's: it goes through the job's error path (:func:`workbench.jobs.running`
+A task's own failure is the task's: it goes through the job's error path (:func:`workbench.jobs.lifecycle.running`
 records it in one line) and the task row is marked failed, as always. What changes is the recording of a
 task's outcome: when the database refuses it, the worker waits and writes it again (rather than giving up
 after three tries and leaving the row running); and when the job could not record its own failure (the same

@@ -1,8 +1,8 @@
 from django.contrib.auth.models import User
 
 from answers.pools import answer_pool_build, answer_tasks_assign, cited_pool_build
+from workbench.collections.services import ImportRefused
 from workbench.management.base import Error, WorkbenchCommand
-from workbench.services import ImportRefused
 
 KINDS = ("cited", "nugget", "support")
 

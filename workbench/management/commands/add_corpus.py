@@ -1,4 +1,4 @@
-from workbench.corpus import (
+from workbench.corpora.corpus import (
     CORPUS_FORMATS,
     command_location_refusal,
     corpus_reference_add,

@@ -1,9 +1,9 @@
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from workbench.access.people import collection_organizer_add
+from workbench.collections.services import collection_create, parse_scale
 from workbench.management.base import Error, WorkbenchCommand
-from workbench.people import collection_organizer_add
-from workbench.services import collection_create, parse_scale
 
 
 class Command(WorkbenchCommand):

@@ -1,7 +1,7 @@
 from django.contrib.auth.models import User
 
+from workbench.access.tokens import token_create
 from workbench.management.base import Error, WorkbenchCommand
-from workbench.tokens import token_create
 
 
 class Command(WorkbenchCommand):

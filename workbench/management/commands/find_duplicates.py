@@ -1,6 +1,6 @@
 import json
 
-from workbench.duplicates import duplicates_detect
+from workbench.corpora.duplicates import duplicates_detect
 from workbench.formats import neardup
 from workbench.management.base import Error, WorkbenchCommand
 

@@ -1,6 +1,6 @@
+from workbench.collections.services import documents_import
 from workbench.formats.catalog import formats_help
 from workbench.management.base import WorkbenchCommand
-from workbench.services import documents_import
 
 
 class Command(WorkbenchCommand):

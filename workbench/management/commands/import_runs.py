@@ -1,5 +1,5 @@
+from workbench.collections.services import RunSpec, runs_import
 from workbench.management.base import WorkbenchCommand
-from workbench.services import RunSpec, runs_import
 
 
 class Command(WorkbenchCommand):

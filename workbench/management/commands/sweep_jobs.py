@@ -1,4 +1,4 @@
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.management.base import WorkbenchCommand
 
 

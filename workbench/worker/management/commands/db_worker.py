@@ -1,6 +1,6 @@
 """``manage.py db_worker``: django-tasks' database worker, which also keeps the job it runs alive (a heartbeat
 every few seconds, even in a long step) and settles the jobs of workers that died: at start-up and every
-minute it runs :func:`workbench.jobs.sweep_dead_jobs` (a job safe to retry is queued again once; any other is
+minute it runs :func:`workbench.jobs.lifecycle.sweep_dead_jobs` (a job safe to retry is queued again once; any other is
 marked failed with its task row, its staged files removed). A locked or unreachable database makes it wait
 and try again, never exit (:mod:`workbench.worker.loop`)."""
 
@@ -15,7 +15,7 @@ from django.db import DatabaseError, close_old_connections, connection
 from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
 from django_tasks_db.management.commands.db_worker import Command as BaseWorkerCommand
 
-from workbench import jobs
+from workbench.jobs import lifecycle as jobs
 from workbench.worker.loop import PatientWorker
 
 logger = logging.getLogger("workbench.worker")
@@ -25,7 +25,7 @@ SWEEP_EVERY = 60.0
 
 
 class Command(BaseWorkerCommand):
-    help = (BaseWorkerCommand.help + ". Also sweeps the jobs of workers that died (see workbench.jobs) and waits out "
+    help = (BaseWorkerCommand.help + ". Also sweeps the jobs of workers that died (see workbench.jobs.lifecycle) and waits out "
             "a locked or unreachable database.")
 
     def handle(self, *args, **options):

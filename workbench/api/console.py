@@ -1,6 +1,6 @@
 """Organizers' console endpoints: create a collection (the console's form; its creator becomes its organizer)
 and upload its files (the console's upload form and the same import job, one endpoint over every kind of
-``workbench.uploads``), on ``workbench.api``'s router; imported by ``WorkbenchConfig.ready()``."""
+``workbench.collections.uploads``), on ``workbench.api.core``'s router; imported by ``WorkbenchConfig.ready()``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from django.http import QueryDict
 from ninja import File, Form, Router, Schema, Status
 from ninja.files import UploadedFile
 
-from workbench import tasks, uploads  # noqa: F401  (tasks registers the console's kinds of upload)
-from workbench.api import (
+from workbench import tasks  # noqa: F401  (tasks registers the console's kinds of upload)
+from workbench.api.core import (
     ApiRefused,
     CollectionOut,
     collection_out,
@@ -19,11 +19,12 @@ from workbench.api import (
     register,
     replies,
 )
-from workbench.api import router as collections_router
-from workbench.console_views import DEFAULT_SCALE, save_collection, upload_start
-from workbench.forms import CollectionForm, GradeFormSet, UploadForm
+from workbench.api.core import router as collections_router
+from workbench.collections import uploads  # noqa: F401  (tasks registers the console's kinds of upload)
+from workbench.collections.selectors import is_organizer
+from workbench.console.forms import CollectionForm, GradeFormSet, UploadForm
+from workbench.console.views import DEFAULT_SCALE, save_collection, upload_start
 from workbench.models import Job
-from workbench.selectors import is_organizer
 
 router = Router()
 

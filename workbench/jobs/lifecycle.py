@@ -36,15 +36,15 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from workbench import files as store
+from workbench.collections import files as store
+from workbench.collections.selectors import is_organizer, may_organize, organized_collections
+from workbench.collections.uploads import staged_prefix
 from workbench.models import Collection, Job
-from workbench.selectors import is_organizer, may_organize, organized_collections
-from workbench.uploads import staged_prefix
 
 __all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "jobs_visible_to", "may_see_job", "one_line", "recovery",
            "running", "sweep_dead_jobs", "write_output"]
 
-logger = logging.getLogger("workbench.jobs")
+logger = logging.getLogger("workbench.jobs.lifecycle")
 
 #: a running job that has not reported for this long has lost its worker (``JOB_STALE_AFTER_SECONDS``)
 STALE_AFTER = timedelta(seconds=getattr(settings, "JOB_STALE_AFTER_SECONDS", 600))
@@ -177,7 +177,7 @@ def running(job_id: int) -> Iterator[Progress]:
 
 
 def job_output(job: Job, filename: str) -> str:
-    """The storage name of a job's file (``workbench.files``): ``jobs/<id>/<filename>``."""
+    """The storage name of a job's file (``workbench.collections.files``): ``jobs/<id>/<filename>``."""
     return f"jobs/{job.pk}/{Path(filename).name}"
 
 
@@ -240,7 +240,7 @@ def _fail_row(row, job: Job, now) -> None:
 
     if row is not None and row.status == TaskResultStatus.RUNNING:
         row.status, row.finished_at = TaskResultStatus.FAILED, now
-        row.exception_class_path = "workbench.jobs.WorkerDied"
+        row.exception_class_path = "workbench.jobs.lifecycle.WorkerDied"
         row.traceback = f"{DIED} (no heartbeat since {job.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC)"
         row.save(update_fields=["status", "finished_at", "exception_class_path", "traceback"])
 
@@ -311,7 +311,7 @@ def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     cutoff = now - stale_after()
     settled = []
     _claimed_then_lost(cutoff)
-    # a job waiting for its parts (workbench.subjobs) is alive while one of them is (the parts are swept themselves)
+    # a job waiting for its parts (workbench.jobs.subjobs) is alive while one of them is (the parts are swept themselves)
     waiting = Job.objects.filter(parent=OuterRef("pk"), status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
     dead = Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(Exists(waiting))
     for job_id in dead.values_list("pk", flat=True):

@@ -10,10 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django_tables2 import RequestConfig
 
-from workbench.access import collection_for_organizer, organizer_required
-from workbench.audit import AuditEntry
-from workbench.forms import InviteForm, RolesForm
-from workbench.people import (
+from workbench.access.audit import AuditEntry
+from workbench.access.people import (
     ROLES,
     collection_organizer_add,
     collection_organizer_remove,
@@ -23,7 +21,9 @@ from workbench.people import (
     roles_of,
     set_password_path,
 )
-from workbench.tables import AuditTable, PeopleTable
+from workbench.access.rules import collection_for_organizer, organizer_required
+from workbench.console.forms import InviteForm, RolesForm
+from workbench.console.tables import AuditTable, PeopleTable
 
 
 @organizer_required

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 
+from workbench.access.people import ROLE_LABELS
 from workbench.models import Collection, Run, slug_validator, validate_scale
-from workbench.people import ROLE_LABELS
 
 
 class CollectionForm(forms.ModelForm):
@@ -146,7 +146,7 @@ class RunsBulkForm(forms.Form):
         return value
 
     def values(self) -> dict:
-        """What to set, for :func:`workbench.services.runs_update`."""
+        """What to set, for :func:`workbench.collections.services.runs_update`."""
         data = self.cleaned_data
         return {"team": data["team"].strip() or None,
                 "contributes": {"yes": True, "no": False}.get(data["contributes"]),
@@ -174,7 +174,7 @@ class CorpusForm(forms.Form):
                                required=False, help_text="The file's format (detected from its start by default).")
 
     def clean_location(self) -> str:
-        from workbench.corpus import location_refusal
+        from workbench.corpora.corpus import location_refusal
 
         location = self.cleaned_data["location"].strip()
         refusal = location_refusal(location)

@@ -1,5 +1,5 @@
 """What an import says when its input cannot be imported (one line per problem). Kept apart from
-``workbench.services`` so that every import's module (``workbench.run_imports`` too) can raise it."""
+``workbench.collections.services`` so that every import's module (``workbench.collections.run_imports`` too) can raise it."""
 
 from __future__ import annotations
 

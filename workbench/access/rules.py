@@ -1,6 +1,6 @@
 """Who may see what: a collection's organizers run its track; assessors see only their own work.
 
-Every organizer page, job, download and admin list asks ``may_organize`` (in ``workbench.selectors``): a
+Every organizer page, job, download and admin list asks ``may_organize`` (in ``workbench.collections.selectors``): a
 superuser manages every collection, a user with the organizer role the collections they organize and those
 with no organizers assigned."""
 
@@ -12,8 +12,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
+from workbench.collections.selectors import is_organizer, may_organize, organized_collections
 from workbench.models import Collection
-from workbench.selectors import is_organizer, may_organize, organized_collections
 
 __all__ = ["collection_for_organizer", "may_organize", "organized_collections", "organizer_required"]
 

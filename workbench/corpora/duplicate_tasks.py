@@ -1,6 +1,6 @@
-"""The near-duplicate detection job (``workbench.duplicates``; re-exported by ``workbench.tasks``). With
+"""The near-duplicate detection job (``workbench.corpora.duplicates``; re-exported by ``workbench.tasks``). With
 ``JOB_PARTS`` > 1 and at least ``DUPLICATES_PART_MIN`` documents a part, it is split into parts any worker
-claims (``workbench.subjobs``): each part computes the MinHash signatures of one slice of the documents (most of
+claims (``workbench.jobs.subjobs``): each part computes the MinHash signatures of one slice of the documents (most of
 the time), the join finds the classes among all of them as one worker does and stores them in one transaction."""
 
 from __future__ import annotations
@@ -9,9 +9,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django_tasks import task
 
-from workbench import duplicates, jobs, subjobs
-from workbench import files as store
+from workbench.collections import files as store
+from workbench.corpora import duplicates
 from workbench.formats import neardup
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
 from workbench.models import Job
 
 #: fewest documents a part: a part's own cost (a worker claiming it, its signatures written and read back,
@@ -47,7 +49,7 @@ def _finish(progress: jobs.Progress, summary: duplicates.DetectionSummary) -> No
 
 @task()
 def find_duplicates(job_id: int) -> None:
-    """Near-duplicate classes of the collection's documents (``workbench.duplicates.duplicates_detect``), split
+    """Near-duplicate classes of the collection's documents (``workbench.corpora.duplicates.duplicates_detect``), split
     into parts (:func:`duplicates_part`, :func:`join_duplicates`) with ``JOB_PARTS`` > 1 and enough documents."""
     job = Job.objects.get(pk=job_id)
     slices = _slices(job)

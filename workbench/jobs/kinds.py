@@ -4,7 +4,7 @@ job whose worker died may run again (it writes in one transaction, so a retry ca
 it splits into parts any worker claims, its part and join tasks.
 
 :func:`autodiscover` imports every project app's ``tasks`` module and registers what it declares, with the sweep's
-plan for a dead job of each task (:func:`workbench.jobs.recovery`, :func:`workbench.subjobs.recovery`). It runs in
+plan for a dead job of each task (:func:`workbench.jobs.lifecycle.recovery`, :func:`workbench.jobs.subjobs.recovery`). It runs in
 ``WorkbenchConfig.ready()``, so a worker that has imported no page knows every kind; nothing is registered as
 a side effect of importing a view or ``urls.py``. :func:`table` gives the docs' and the job pages' list, and
 :func:`shown` what a job's page says of its kind (its label and help, its progress in the kind's units, where it
@@ -19,8 +19,9 @@ from typing import Any
 
 from django.urls import reverse
 
-from workbench import jobs, subjobs
 from workbench.app_modules import app_modules
+from workbench.jobs import lifecycle as jobs
+from workbench.jobs import subjobs
 
 __all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "shown", "table"]
 

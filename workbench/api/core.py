@@ -5,7 +5,7 @@ Each app keeps its endpoints in its own ``api.py`` (a ninja ``Router`` calling t
 as the app's pages) and adds them with :func:`register` when it is imported; :func:`autodiscover`, called by
 this app's ``AppConfig.ready()``, imports every app's ``api`` module (no app imports one above it).
 
-A request is its token's user (``Authorization: Bearer TOKEN``, ``workbench.tokens``): the API takes no
+A request is its token's user (``Authorization: Bearer TOKEN``, ``workbench.access.tokens``): the API takes no
 session, so no page's cookie can act through it (no CSRF). Every refusal is JSON ``{"detail": "..."}`` with a
 line a person reads (and ``problems``, the file's ``file:line`` lines, where there are some): 400 for bad
 input, 401 without a valid token, 403, 404, 409 for a rule of the track, 413 for too much, 429 with
@@ -24,17 +24,18 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field
 
-from workbench import busy, jobs
+from workbench.access.tokens import TokenRateLimited, rate_check, token_user
 from workbench.app_modules import app_modules
-from workbench.models import Collection, Job
-from workbench.selectors import (
+from workbench.collections.selectors import (
     can_download,
     collections_visible_to,
     is_organizer,
     is_researcher,
     may_organize,
 )
-from workbench.tokens import TokenRateLimited, rate_check, token_user
+from workbench.jobs import busy
+from workbench.jobs import lifecycle as jobs
+from workbench.models import Collection, Job
 
 __all__ = ["ERRORS", "ApiRefused", "Error", "ObjectId", "api", "autodiscover", "collection_readable", "organized_collection",
            "register", "replies"]
@@ -162,7 +163,7 @@ def _too_many_jobs(request, exc):
 @api.exception_handler(OperationalError)
 @api.exception_handler(InterfaceError)
 def _database_busy(request, exc):
-    """The database locked or unreachable: nothing was done, try again (as ``workbench.busy`` answers a page)."""
+    """The database locked or unreachable: nothing was done, try again (as ``workbench.jobs.busy`` answers a page)."""
     busy.logger.warning("%s %s answered 503, the database refused: %s", request.method, request.path, exc)
     return _error(request, 503, busy.MESSAGE, retry_after=busy.RETRY_AFTER)
 

@@ -3,7 +3,9 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from workbench import console_views, corpus_views, people_views
+from workbench.console import people_views
+from workbench.console import views as console_views
+from workbench.corpora import views as corpus_views
 
 app_name = "workbench"
 

@@ -1,7 +1,7 @@
 """Uploads from the console: files streamed to disk, then imported by a background job.
 
 Every upload goes straight to a temporary file on disk (``FILE_UPLOAD_HANDLERS``); :func:`stage` moves
-each one into its own folder ``uploads/<hex>`` of the file store (``workbench.files``: on the local disk a
+each one into its own folder ``uploads/<hex>`` of the file store (``workbench.collections.files``: on the local disk a
 rename, nothing is read in the request) and records the name the user gave it, so that problems read
 ``runs.txt:12: ...``. The job takes a local copy of the folder and opens it with :func:`open_staged`, which unpacks archives (``.zip``, ``.tar``, ``.tar.gz``/``.tgz``)
 into plain files named ``runs.tar.gz:alpha.run``, and removes the directory when it ends.
@@ -28,10 +28,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError, TooManyFilesSent
 from django.shortcuts import render
 
-from workbench import files as store
+from workbench.collections import files as store
+from workbench.collections.services import ImportRefused
 from workbench.formats import archives as unpacking
 from workbench.formats.archives import safe_name
-from workbench.services import ImportRefused
 
 __all__ = ["ARCHIVE_SUFFIXES", "GONE", "KINDS", "Staged", "UploadKind", "UploadLimitsMiddleware", "is_archive",
            "max_files", "open_staged", "register", "relative_problems", "safe_name", "stage", "staged_files",
@@ -76,7 +76,7 @@ def is_archive(name: str) -> bool:
 
 def stage(files, *, manifest=None) -> str:
     """Store the uploaded files (and an optional manifest) under a fresh name prefix of the file store
-    (``uploads/<hex>``, see ``workbench.files``): on the local disk a move, with no copy (Django spooled
+    (``uploads/<hex>``, see ``workbench.collections.files``): on the local disk a move, with no copy (Django spooled
     them to disk already); to S3 a streamed upload. The prefix goes in the job's parameters."""
     prefix = f"uploads/{uuid.uuid4().hex}"
     taken = unpacking.UsedNames()

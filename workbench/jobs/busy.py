@@ -15,7 +15,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.utils.html import escape
 
-logger = logging.getLogger("workbench.busy")
+logger = logging.getLogger("workbench.jobs.busy")
 
 #: seconds a client is asked to wait before trying again
 RETRY_AFTER = 5

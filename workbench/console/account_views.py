@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
-from workbench.tokens import ApiToken, token_create, token_revoke
+from workbench.access.tokens import ApiToken, token_create, token_revoke
 
 
 class TokenForm(forms.Form):

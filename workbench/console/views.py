@@ -1,7 +1,7 @@
 """The organizer's console: create and edit a collection, upload its files (each upload a background
 job; runs with a manifest of their teams), change the runs' teams and priorities in bulk, follow the jobs,
 and read any document with its topic. Server-rendered; works without JavaScript.
-People and roles are in :mod:`workbench.people_views`; pools, assignments and results in the apps above."""
+People and roles are in :mod:`workbench.console.people_views`; pools, assignments and results in the apps above."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django_tables2 import RequestConfig
 
-from workbench import jobs, services, uploads
-from workbench.access import organizer_required
-from workbench.audit import audit_record
-from workbench.corpus import document_for
-from workbench.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
+from workbench.access.audit import audit_record
+from workbench.access.rules import organizer_required
+from workbench.collections import services, uploads
+from workbench.console.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
+from workbench.console.tables import JobTable, RunSelectTable, RunTable
+from workbench.corpora.corpus import document_for
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
-from workbench.tables import JobTable, RunSelectTable, RunTable
 
 DEFAULT_SCALE = [{"grade": 0, "label": "Not relevant", "description": ""},
                   {"grade": 1, "label": "Relevant", "description": ""}]

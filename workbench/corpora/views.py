@@ -7,10 +7,10 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from workbench import jobs
-from workbench.access import organizer_required
-from workbench.corpus import corpus_reference_add
-from workbench.forms import CorpusForm
+from workbench.access.rules import organizer_required
+from workbench.console.forms import CorpusForm
+from workbench.corpora.corpus import corpus_reference_add
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection
 from workbench.tasks import index_corpus
 

@@ -9,7 +9,7 @@ to finish queues the job's *join* task once, which reads every part's output in 
 and finishes the job as it finished before it was split. The result never depends on how many workers ran it.
 
 The job shows the progress of all: ``done`` of ``total`` parts. A part whose worker died is settled by the
-sweep (``workbench.jobs``) like any job: queued again once (registered with :func:`recovery`), then the job
+sweep (``workbench.jobs.lifecycle``) like any job: queued again once (registered with :func:`recovery`), then the job
 fails saying which part could not finish. A part's task that was superseded (a retry queued it again) or
 that finds its part done does nothing: no part's work is done twice. A job may name a clean-up (``split``'s
 ``on_failed``: its staged upload removed, say) called once if it fails in a part, or its join dies.
@@ -28,13 +28,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from workbench import files as store
-from workbench import jobs
+from workbench.collections import files as store
+from workbench.jobs import lifecycle as jobs
 from workbench.models import Job
 
 __all__ = ["balanced", "each_output", "keep", "outputs", "part", "recovery", "split", "superseded"]
 
-logger = logging.getLogger("workbench.jobs")
+logger = logging.getLogger("workbench.jobs.lifecycle")
 
 
 def superseded(job: Job, context) -> bool:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 from django.db import transaction
 
-from workbench import runstore
-from workbench.bulk import insert_rows
+from workbench.collections import runstore
+from workbench.collections.bulk import insert_rows
+from workbench.collections.refusals import ImportRefused
+from workbench.collections.signals import collection_changed
 from workbench.formats import FormatError, read_run
 from workbench.formats.manifest import ManifestEntry, header_fields
 from workbench.models import Collection, Run, RunData
-from workbench.refusals import ImportRefused
-from workbench.signals import collection_changed
 
 __all__ = ["CheckedRun", "ImportedRun", "RunSpec", "checked_bytes", "checked_runs", "runs_adopt", "runs_check",
            "runs_import", "runs_stage",

@@ -1,4 +1,4 @@
-"""Writes of the shared domain: collections, topics, documents and runs (their import: ``workbench.run_imports``).
+"""Writes of the shared domain: collections, topics, documents and runs (their import: ``workbench.collections.run_imports``).
 
 Every import parses and validates all of its input before it writes anything, and writes in one
 transaction (documents: in batches into a staging collection, then moved in one transaction): a failed import
@@ -23,15 +23,17 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
-from workbench.bulk import insert_columns
+from workbench.collections.bulk import insert_columns
+from workbench.collections.refusals import ImportRefused
+from workbench.collections.run_imports import (
+    ImportedRun as ImportedRun,  # the runs' import, named here as before
+)
+from workbench.collections.run_imports import RunSpec as RunSpec
+from workbench.collections.run_imports import runs_import as runs_import
 from workbench.formats import FormatError, iter_documents, read_topics
 from workbench.models import Collection, Document, Run, Topic, validate_scale
-from workbench.refusals import ImportRefused
-from workbench.run_imports import ImportedRun as ImportedRun  # the runs' import, named here as before
-from workbench.run_imports import RunSpec as RunSpec
-from workbench.run_imports import runs_import as runs_import
 
-logger = logging.getLogger("workbench.services")
+logger = logging.getLogger("workbench.collections.services")
 
 
 def parse_scale(text: str) -> list[dict]:

@@ -38,7 +38,7 @@ def prepare_columns(model, columns: Mapping[str, Sequence], constants: Mapping[s
                     ) -> Callable[[], int]:
     """:func:`insert_columns` in two steps: what can be done before writing (checking, converting, on
     PostgreSQL the ``COPY``'s text), now; the writing itself when the returned function is called (it
-    returns the number of rows). A job writing in turn with others (``workbench.turns``) prepares outside
+    returns the number of rows). A job writing in turn with others (``workbench.jobs.turns``) prepares outside
     its turn."""
     constants = dict(constants or {})
     names = list(columns)

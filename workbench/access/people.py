@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from workbench.audit import audit_record
+from workbench.access.audit import audit_record
 
 #: role -> the group that carries it, in the order pages list them
 ROLES = {"organizer": "organizers", "assessor": "assessors", "researcher": "researchers",

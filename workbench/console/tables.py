@@ -7,10 +7,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from workbench import job_kinds
-from workbench.audit import AuditEntry
+from workbench.access.audit import AuditEntry
+from workbench.access.people import ROLE_LABELS, roles_of
+from workbench.jobs import kinds as job_kinds
 from workbench.models import Job, Run
-from workbench.people import ROLE_LABELS, roles_of
 
 
 class JobTable(tables.Table):
@@ -30,7 +30,7 @@ class JobTable(tables.Table):
         empty_text = "No job yet: uploads, pool builds, evaluation reports and release bundles show here."
 
     def render_kind(self, record: Job):
-        """The kind's declared label (workbench.job_kinds), its help on hover."""
+        """The kind's declared label (workbench.jobs.kinds), its help on hover."""
         kind = job_kinds.shown(record)
         return format_html('<span title="{}">{}</span>', kind["help"], kind["label"]) if kind["help"] else kind["label"]
 

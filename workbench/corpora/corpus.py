@@ -22,11 +22,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from workbench.collections.services import IN_BATCH, ImportRefused, _word_count
 from workbench.formats import FormatError, corpus_files, irds
 from workbench.formats.corpus_index import CorpusIndex, build_index
 from workbench.formats.documents import FORMATS, DocumentRecord
 from workbench.models import Collection, CorpusReference, Document
-from workbench.services import IN_BATCH, ImportRefused, _word_count
 
 #: the formats of a corpus file: the documents readers' and Parquet
 CORPUS_FORMATS = (*FORMATS, "parquet")

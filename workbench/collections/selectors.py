@@ -7,7 +7,7 @@ from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from workbench import runstore
+from workbench.collections import runstore
 from workbench.models import Collection, Run, RunData
 
 

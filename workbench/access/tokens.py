@@ -1,4 +1,4 @@
-"""Personal API tokens: a person's key to the HTTP API (``workbench.api``), sent as ``Authorization: Bearer ...``.
+"""Personal API tokens: a person's key to the HTTP API (``workbench.api.core``), sent as ``Authorization: Bearer ...``.
 
 A token is ``wbt_<prefix>_<secret>``: the prefix (8 hex digits) is kept in clear to find the row and to show
 the token on the account page; only the sha256 of the whole token is stored, so the token is shown once, when

@@ -1,0 +1,1 @@
+"""The organizer's console: its pages, forms and tables."""

@@ -1,0 +1,1 @@
+"""Corpora by reference and near-duplicate detection."""
