@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -158,14 +159,13 @@ def check_stored_figures(collection) -> str:
     return f"equal (curves of {len(chosen)} runs, leave-one-run-out of {len(stored)} contributing runs)"
 
 
-def organizer_cookie() -> str:
+def session_cookie(username: str) -> str:
+    """A logged-in session of ``username`` (made in the database, as a login would), as a Cookie header."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth.models import Group, User
+    from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
 
-    user = User.objects.filter(username="bench-organizer").first() or \
-        User.objects.create_user("bench-organizer", password="pw")
-    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    user = User.objects.get(username=username)
     session = SessionStore()
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -174,13 +174,30 @@ def organizer_cookie() -> str:
     return f"sessionid={session.session_key}"
 
 
-def get(url: str, cookie: str) -> tuple[float, int, int]:
+def organizer_cookie() -> str:
+    from django.contrib.auth.models import Group, User
+
+    user = User.objects.filter(username="bench-organizer").first() or \
+        User.objects.create_user("bench-organizer", password="pw")
+    user.groups.add(Group.objects.get_or_create(name="organizers")[0])
+    return session_cookie(user.username)
+
+
+def fetch(url: str, cookie: str) -> tuple[float, int, bytes]:
+    """(seconds, status, body) of a GET, an error status included."""
     request = urllib.request.Request(url, headers={"Cookie": cookie})
     start = time.perf_counter()
-    with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 - our own server
-        body = response.read()
-        status = response.status
-    return time.perf_counter() - start, status, len(body)
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 - our own server
+            body, status = response.read(), response.status
+    except urllib.error.HTTPError as exc:
+        body, status = exc.read(), exc.code
+    return time.perf_counter() - start, status, body
+
+
+def get(url: str, cookie: str) -> tuple[float, int, int]:
+    seconds, status, body = fetch(url, cookie)
+    return seconds, status, len(body)
 
 
 def serve(env: dict, log: Path):

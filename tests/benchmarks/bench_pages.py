@@ -28,15 +28,21 @@ import signal
 import statistics
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
-from bench_leaderboard_pages import build_track, organizer_cookie, serve, setup_django, timed  # noqa: E402
+from bench_leaderboard_pages import (  # noqa: E402
+    build_track,
+    fetch,
+    organizer_cookie,
+    serve,
+    session_cookie,
+    setup_django,
+    timed,
+)
 
 #: (label, URL path, who asks): every results page of issue 40
 PAGES = (("leaderboard", "/collections/bench/leaderboard/", "organizer"),
@@ -82,31 +88,6 @@ def add_machine_judge(collection, qrels_path: Path, tmp: Path) -> int:
         lines.append(f"{qid} {it} {docno} {1 - int(rel) if rng.random() < 0.2 else rel}\n")
     (tmp / "machine.qrels").write_text("".join(lines))
     return machine_labels_import(collection=collection, source=tmp / "machine.qrels", judge="flippy").recorded
-
-
-def session_cookie(username: str) -> str:
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth.models import User
-    from django.contrib.sessions.backends.db import SessionStore
-
-    user = User.objects.get(username=username)
-    session = SessionStore()
-    session[SESSION_KEY] = str(user.pk)
-    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-    session.create()
-    return f"sessionid={session.session_key}"
-
-
-def fetch(url: str, cookie: str) -> tuple[float, int, bytes]:
-    request = urllib.request.Request(url, headers={"Cookie": cookie})
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310 - our own server
-            body, status = response.read(), response.status
-    except urllib.error.HTTPError as exc:
-        body, status = exc.read(), exc.code
-    return time.perf_counter() - start, status, body
 
 
 def time_page(env: dict, tmp: Path, path: str, cookie: str, warm: int) -> tuple[float, list[float], int, bytes]:
