@@ -17,7 +17,7 @@ import pandas as pd
 
 from answers.imports_nuggets import nuggets_export
 from answers.models import Nugget, SupportJudgment
-from answers.scores import COLUMNS, _answers, _nugget_rows, answer_scores, run_means
+from answers.scores import COLUMNS, answer_scores, answers_frame, nugget_rows, run_means
 from evaluation.release_parts import ReleaseFile
 
 __all__ = ["RELEASE_FILES", "answer_release_files", "assignment_lines", "score_lines", "support_lines"]
@@ -42,10 +42,10 @@ def score_lines(frame: pd.DataFrame, columns: list[str]) -> list[dict]:
 def assignment_lines(collection) -> str:
     """nuggetizer's assign output of the scored answers: {"qid", "run_id", "nuggets": [{text, importance,
     assignment}]} in bank order, runs then topics in order."""
-    answers = _answers(collection, None)
+    answers = answers_frame(collection, None)
     if answers.empty:
         return ""
-    rows = _nugget_rows(collection, answers, None)
+    rows = nugget_rows(collection, answers, None)
     nuggets = dict(Nugget.objects.filter(pk__in=rows["nugget"].tolist()).values_list("pk", "order"))
     texts = dict(Nugget.objects.filter(pk__in=rows["nugget"].tolist()).values_list("pk", "text"))
     rows = rows.assign(order=rows["nugget"].map(nuggets)).sort_values(["answer", "order"])

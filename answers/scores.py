@@ -33,7 +33,7 @@ from evaluation.engine.nuggets import SCORES, score_table, support_scores
 from judging.models import Judgment
 from workbench.models import Collection
 
-__all__ = ["COLUMNS", "SCORES", "answer_scores", "run_means"]
+__all__ = ["COLUMNS", "SCORES", "answer_scores", "answers_frame", "nugget_rows", "run_means"]
 
 COLUMNS = ["run", "qid", *SCORES, "support_precision", "support_recall", "citation_coverage", "unjudged_citations",
            "unassigned", "bank_version", "bank_changed"]
@@ -47,7 +47,7 @@ def _counted(frame: pd.DataFrame, keys: list[str], assessor: str | None) -> pd.D
     return frame.sort_values(["person", "id"]).drop_duplicates(keys, keep="last")
 
 
-def _answers(collection: Collection, runs) -> pd.DataFrame:
+def answers_frame(collection: Collection, runs) -> pd.DataFrame:
     rows = Answer.objects.filter(run__collection=collection)
     if runs is not None:
         rows = rows.filter(run__tag__in=list(runs))
@@ -56,7 +56,7 @@ def _answers(collection: Collection, runs) -> pd.DataFrame:
     return frame.sort_values(["run", "qid"], kind="stable").reset_index(drop=True)
 
 
-def _nugget_rows(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
+def nugget_rows(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
     """One row per (scored answer, nugget of its scored bank version): importance and assignment."""
     records = pd.DataFrame(list(NuggetAssignment.objects.filter(collection=collection).values_list(
         "id", "answer_id", "nugget_id", "bank_id", "bank__version", "assignment", "source", "assessor")),
@@ -73,7 +73,7 @@ def _nugget_rows(collection: Collection, answers: pd.DataFrame, assessor: str | 
 
 
 def _nugget_scores(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
-    rows = _nugget_rows(collection, answers, assessor)
+    rows = nugget_rows(collection, answers, assessor)
     index = {pk: k for k, pk in enumerate(answers["answer"])}
     n = len(answers)
     if len(rows):
@@ -126,7 +126,7 @@ def answer_scores(collection: Collection, *, runs=None, assessor: str | None = N
                   scored_only: bool = True) -> pd.DataFrame:
     """One row per answer (run, qid) with :data:`COLUMNS`, runs and topics in order; with ``scored_only``
     only the answers some nugget assignment counts for."""
-    answers = _answers(collection, runs)
+    answers = answers_frame(collection, runs)
     if answers.empty:
         return pd.DataFrame(columns=COLUMNS)
     frame = pd.concat([answers[["run", "qid"]], _nugget_scores(collection, answers, assessor),
