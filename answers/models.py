@@ -18,7 +18,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.signals import post_save
+from django.dispatch import receiver
 
+from workbench.collections.signals import collection_changed
 from workbench.models import Collection, Run, Topic
 
 
@@ -60,6 +63,28 @@ class AnswerRun(models.Model):
     def kind(self) -> str:
         """``answer``, or ``both`` when a ranked run of the same submission is linked."""
         return "both" if self.ranked_run_id else "answer"
+
+
+@receiver(post_save, sender=Run, dispatch_uid="answers-link-ranked-run")
+def link_ranked_run(sender, instance: Run, raw: bool = False, **kwargs) -> None:
+    """A ranked run stored after the answer run of the same tag is linked to it (a run of kind *both*), as an
+    answer run imported after its ranked run is (``answers.imports``); a replaced ranked run, too."""
+    if raw or AnswerRun.objects.filter(ranked_run=instance).exists():
+        return
+    AnswerRun.objects.filter(collection_id=instance.collection_id, tag=instance.tag,
+                             ranked_run__isnull=True).update(ranked_run=instance)
+
+
+@receiver(collection_changed, dispatch_uid="answers-link-ranked-runs")
+def link_ranked_runs(sender, collection_id: int | None = None, **kwargs) -> None:
+    """Runs written in bulk (a split import's runs moved into their collection, without ``post_save``): each
+    unlinked answer run of the collection linked to the ranked run of its tag."""
+    if sender is not Run or collection_id is None:
+        return
+    unlinked = AnswerRun.objects.filter(collection_id=collection_id, ranked_run__isnull=True)
+    ranked = Run.objects.filter(collection_id=collection_id, tag__in=unlinked.values("tag"), answer_run__isnull=True)
+    for tag, pk in ranked.values_list("tag", "pk"):
+        unlinked.filter(tag=tag).update(ranked_run_id=pk)
 
 
 class Answer(models.Model):

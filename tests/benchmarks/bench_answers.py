@@ -6,8 +6,9 @@ ranked track of the same number of lines.
 = 100,000 run lines, judged with qrels of its depth-20 pool. Each step is a fresh `manage.py` process on one
 SQLite database per track (`--postgres URL` for PostgreSQL); wall time and peak RSS of the whole process.
 
-Run: .venv/bin/python tests/benchmarks/bench_answers.py [--runs 100] [--topics 50] [--nuggets 20]
-Prints a markdown table.
+Run: .venv/bin/python tests/benchmarks/bench_answers.py [--runs 100] [--topics 50] [--nuggets 20] [--keep DIR]
+Prints a markdown table. ``--keep DIR`` leaves the generated files and both SQLite databases in DIR (which must
+not exist), to profile a step in one process on the same data.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -73,7 +75,11 @@ def main() -> None:
     parser.add_argument("--topics", type=int, default=50)
     parser.add_argument("--nuggets", type=int, default=20)
     parser.add_argument("--postgres", default=None, help="a DATABASE_URL of a scratch PostgreSQL database")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="copy the generated files and databases to DIR (a new folder) at the end")
     opts = parser.parse_args()
+    if opts.keep is not None and opts.keep.exists():
+        parser.error(f"--keep {opts.keep}: exists already")
     qids = [str(q) for q in range(1, opts.topics + 1)]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -105,6 +111,8 @@ def main() -> None:
             ("evaluate -m map -m ndcg_cut.10 --format json",
              ["evaluate", "bench", "-m", "map", "-m", "ndcg_cut.10", "--format", "json"]),
         ])
+        if opts.keep is not None:
+            shutil.copytree(tmp, opts.keep)
     print("| track | step | wall (s) | peak RSS (MB) |\n|---|---|---:|---:|")
     for name, rows in (("answers", answers), ("ranked", ranked)):
         for label, elapsed, peak in rows:
