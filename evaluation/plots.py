@@ -1,5 +1,10 @@
-"""Plots as SVG, rendered on the server with matplotlib (no JavaScript needed to read them); the curves page's
-picture is plain SVG (:mod:`evaluation.svg_curves`)."""
+"""The pictures of the results pages, and the curves' downloads.
+
+Every picture shown in a page is plain SVG written by code (:mod:`evaluation.svg_charts`: a run's score per
+topic against all runs, what a pool finds per depth; :mod:`evaluation.svg_curves`: the curves page), a few
+milliseconds with no plotting library in the request. Only the downloads (the curves as SVG or PNG files) are
+drawn by matplotlib, imported on the first download.
+"""
 
 from __future__ import annotations
 
@@ -9,29 +14,13 @@ import warnings
 
 import pandas as pd
 
-from evaluation import svg_curves
-from workbench.cache import LRU
-
-#: drawn SVGs by what they show (a page drawn again shows the same data: no matplotlib)
-_drawn = LRU(size=512)
-
-
-def _kept(draw):
-    """``draw(frame, *args)`` once per content of ``frame`` and ``args``: the key is a hash of the frame's
-    values, so a changed report is drawn anew and nothing is invalidated by hand."""
-
-    @functools.wraps(draw)
-    def kept(frame: pd.DataFrame, *args) -> str:
-        content = (tuple(frame.columns), tuple(pd.util.hash_pandas_object(frame, index=False).tolist()))
-        return _drawn.get_or_compute((draw.__name__, content, args), lambda: draw(frame, *args))
-
-    return kept
+from evaluation import svg_charts, svg_curves
 
 
 @functools.cache
 def _pyplot():
-    """matplotlib's pyplot on the Agg backend, set up on first use: importing it costs about half a
-    second, which every command would otherwise pay at start-up (Django's checks import the views)."""
+    """matplotlib's pyplot on the Agg backend, set up on first use (a download): importing it costs about half a
+    second, which no page and no command should pay."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -43,56 +32,16 @@ def _pyplot():
     return plt
 
 
-def warm_up() -> None:
-    """Import matplotlib now (a server does at start: ``EvaluationConfig.warm_up``)."""
-    _pyplot()
-
-
-def _svg(fig) -> str:
-    buffer = io.StringIO()
-    with warnings.catch_warnings():
-        # text stays text in the SVG (svg.fonttype none): the browser draws any script, whatever fonts
-        # matplotlib has for measuring it
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
-    _pyplot().close(fig)
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog so the SVG can sit inline in HTML
-
-
-@_kept
 def participant_plot(report: pd.DataFrame, tag: str, measure: str) -> str:
-    """Per topic: the run's score as a bar against the best / median / worst of all runs (the TREC
-    participant report)."""
-    width = max(6.0, 0.28 * len(report) + 2)
-    fig, ax = _pyplot().subplots(figsize=(width, 3.6))
-    x = range(len(report))
-    ax.vlines(x, report["worst"], report["best"], color="#c5ccd6", linewidth=6, label="worst to best of all runs")
-    ax.scatter(x, report["median"], marker="_", s=120, color="#1d2330", label="median of all runs", zorder=3)
-    ax.scatter(x, report["score"], marker="o", s=22, color="#1f5fbf", label=tag, zorder=4)
-    ax.set_xticks(list(x), report["qid"], rotation=90 if len(report) > 20 else 0, fontsize=8)
-    ax.set_xlabel("topic")
-    ax.set_ylabel(measure)
-    ax.set_ylim(bottom=0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22 if len(report) > 20 else -0.15), ncol=3,
-              frameon=False)
-    ax.set_title(f"{tag}: {measure} per topic")
-    return _svg(fig)
+    """Per topic: the run's score against the best / median / worst of all runs (the TREC participant
+    report), as plain SVG (:func:`evaluation.svg_charts.participant_svg`)."""
+    return svg_charts.participant_svg(report, tag, measure)
 
 
-def pr_plot(curves: pd.DataFrame) -> str:
-    """Interpolated precision-recall curves (columns tag, recall, precision)."""
-    fig, ax = _pyplot().subplots(figsize=(6.5, 4.2))
-    for tag, group in curves.groupby("tag", sort=False):
-        ax.plot(group["recall"], group["precision"], marker="o", markersize=3, label=str(tag))
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1.02)
-    ax.set_xlabel("recall")
-    ax.set_ylabel("interpolated precision")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, frameon=False)
-    ax.set_title("Interpolated precision-recall")
-    return _svg(fig)
+def depth_plot(by_depth: pd.DataFrame) -> str:
+    """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant), as plain
+    SVG (:func:`evaluation.svg_charts.depth_svg`)."""
+    return svg_charts.depth_svg(by_depth)
 
 
 CURVE_AXES = {"interpolated": ("recall", "interpolated precision", "Interpolated precision-recall (11 points)"),
@@ -133,19 +82,3 @@ def figure_bytes(fig, fmt: str) -> bytes:
         fig.savefig(buffer, format=fmt, bbox_inches="tight", dpi=150 if fmt == "png" else None)
     _pyplot().close(fig)
     return buffer.getvalue()
-
-
-@_kept
-def depth_plot(by_depth: pd.DataFrame) -> str:
-    """Relevant documents found, and pool size, against pool depth (columns depth, pool_size, relevant)."""
-    fig, ax = _pyplot().subplots(figsize=(6.0, 3.4))
-    ax.plot(by_depth["depth"], by_depth["pool_size"], marker="o", markersize=3, label="pooled documents",
-            color="#8a94a6")
-    ax.plot(by_depth["depth"], by_depth["relevant"], marker="o", markersize=3, label="relevant found",
-            color="#1f5fbf")
-    ax.set_xlabel("pool depth k")
-    ax.set_ylabel("documents")
-    ax.legend(frameon=False)
-    ax.grid(alpha=0.3)
-    ax.set_title("Relevant documents found per depth")
-    return _svg(fig)

@@ -160,7 +160,7 @@ DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 1000)
 # empty: the console refuses paths and only irds:ID and the add_corpus / import_dataset commands point to corpora.
 CORPUS_DIRS = env_list("CORPUS_DIRS", [])
 
-#: import the pages' heavier libraries (scipy.stats, matplotlib) when a server starts rather than on first use
+#: import the pages' heavier libraries (scipy.stats) when a server starts rather than on first use
 SERVER_WARM_UP = env_bool("SERVER_WARM_UP", False)
 
 #: a running job without progress for this long is shown as failed (its worker was killed or died)

@@ -34,8 +34,8 @@ MEANINGS: dict[str, dict[str, tuple[str | None, str]]] = {
         "CSRF_TRUSTED_ORIGINS": ("none", "comma-separated origins (`https://track.example.org`) allowed to post forms"),
         "WORKBENCH_VAR_DIR": ("`var/`", "where the SQLite database, the generated secret key and local files live"),
         "SQLITE_BUSY_TIMEOUT": (None, "seconds a writer waits for the SQLite lock"),
-        "SERVER_WARM_UP": (None, "`1`: a web server imports scipy.stats and matplotlib at start, so the first "
-                                 "significance or plot page does not wait ~1.5 s (about 70 MB more per worker)"),
+        "SERVER_WARM_UP": (None, "`1`: a web server imports scipy.stats at start, so the first significance "
+                                 "page does not wait for it (matplotlib is left to the curves' downloads)"),
         "ARROW_DEFAULT_MEMORY_POOL": (None, "set by `manage.py` and `workbench/wsgi.py` unless given: Arrow's "
                                             "buffers from the C library's allocator, which gives memory back"),
         "LOG_LEVEL": (None, "level of the log written to standard error"),
