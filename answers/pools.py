@@ -27,6 +27,7 @@ from django.db.models import Max
 
 from answers.models import Answer, AnswerPool, AnswerPoolItem, AnswerSentence, AnswerTask
 from pooling.services import PoolBuildSummary, PoolRefused, pool_build
+from workbench.collections.bulk import insert_columns
 from workbench.models import Collection
 
 __all__ = ["AnswerPoolSummary", "answer_pool_build", "answer_tasks_assign", "cited_frames", "cited_pool_build"]
@@ -54,15 +55,17 @@ def _answers(collection: Collection, tags: Sequence[str] | None):
 def cited_frames(collection: Collection, tags: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
     """Each answer run as a ranking (qid, docno, rank, score): the segments each answer cites, in order of first
     citation (scores descending in that order)."""
-    rows = [(tag, qid, seg, k) for tag, qid, cited in
-            _answers(collection, tags).values_list("run__tag", "topic__qid", "cited") for k, seg in enumerate(cited)]
-    frame = pd.DataFrame(rows, columns=["tag", "qid", "docno", "position"])
+    by_tag: dict[str, list[tuple[str, list]]] = {}
+    for tag, qid, cited in _answers(collection, tags).order_by().values_list("run__tag", "topic__qid", "cited"):
+        if cited:
+            by_tag.setdefault(tag, []).append((qid, cited))
     frames = {}
-    for tag, part in frame.groupby("tag", sort=True):
-        part = part.sort_values(["qid", "position"], kind="stable")
-        frames[tag] = pd.DataFrame({"qid": part["qid"].to_numpy(), "docno": part["docno"].to_numpy(),
-                                    "rank": part["position"].to_numpy() + 1,
-                                    "score": -part["position"].to_numpy().astype(float)})
+    for tag in sorted(by_tag):  # each run's answers by topic, each answer's citations in order (no frame a run)
+        answers = sorted(by_tag[tag], key=lambda answer: answer[0])
+        position = np.fromiter((k for _, cited in answers for k in range(len(cited))), dtype=np.int64)
+        frames[tag] = pd.DataFrame({"qid": np.array([qid for qid, cited in answers for _ in cited], dtype=object),
+                                    "docno": np.array([seg for _, cited in answers for seg in cited], dtype=object),
+                                    "rank": position + 1, "score": -position.astype(float)})
     return frames
 
 
@@ -104,19 +107,21 @@ def answer_pool_build(*, collection: Collection, kind: str, name: str | None = N
     found = _candidates(collection, kind, tags)
     held = set(pool.items.values_list("answer_id", "sentence_id", "docno"))
     fresh = found[[(a, None if pd.isna(s) else int(s), d) not in held
-                   for a, s, d in zip(found["answer"], found["sentence"], found["docno"], strict=True)]]
+                   for a, s, d in zip(found["answer"], found["sentence"], found["docno"], strict=True)]] if held else found
     start = dict(pool.items.values("topic_id").annotate(m=Max("judging_order")).values_list("topic_id", "m"))
-    items = []
+    parts = []
     for topic, part in fresh.groupby("topic", sort=True):
         order = np.random.default_rng([seed, zlib.crc32(str(topic).encode())]).permutation(len(part))
         first = start.get(topic, -1) + 1
-        for k, row in enumerate(part.iloc[order].itertuples(index=False)):
-            items.append(AnswerPoolItem(pool=pool, topic_id=topic, answer_id=row.answer, docno=row.docno,
-                                        sentence_id=None if pd.isna(row.sentence) else int(row.sentence),
-                                        judging_order=first + k))
-    AnswerPoolItem.objects.bulk_create(items, batch_size=2000)
+        parts.append(part.iloc[order].assign(judging_order=np.arange(first, first + len(part))))
+    items = pd.concat(parts) if parts else fresh.assign(judging_order=0)
+    # as columns, without a model instance each (workbench.collections.bulk)
+    added = insert_columns(AnswerPoolItem, {
+        "topic": items["topic"].to_numpy(), "answer": items["answer"].to_numpy(),
+        "sentence": [None if pd.isna(s) else int(s) for s in items["sentence"]], "docno": items["docno"].tolist(),
+        "judging_order": items["judging_order"].to_numpy()}, {"pool": pool.pk})
     total = pool.items.count()
-    return AnswerPoolSummary(pool, len(items), total, pool.items.values("topic").distinct().count())
+    return AnswerPoolSummary(pool, added, total, pool.items.values("topic").distinct().count())
 
 
 @transaction.atomic

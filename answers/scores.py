@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
+from django.db.models import QuerySet
 
 from answers.models import (
     Answer,
@@ -39,6 +42,18 @@ COLUMNS = ["run", "qid", *SCORES, "support_precision", "support_recall", "citati
            "unassigned", "bank_version", "bank_changed"]
 
 
+def _frame(rows: QuerySet, columns: list[str]) -> pd.DataFrame:
+    """A ``values_list`` of plain values (numbers, strings) as a frame, in no particular order: its SQL run as is,
+    without the model's ordering and without Django's row by row conversion (92,000 assignments: a second)."""
+    try:
+        sql, params = rows.order_by().query.sql_with_params()
+    except EmptyResultSet:  # a filter no row can pass (``__in`` an empty list)
+        return pd.DataFrame([], columns=columns)
+    with connections[rows.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return pd.DataFrame(cursor.fetchall(), columns=columns)
+
+
 def _counted(frame: pd.DataFrame, keys: list[str], assessor: str | None) -> pd.DataFrame:
     """Each key's counted record: a person's latest, else a machine's latest (or ``assessor``'s latest)."""
     if assessor is not None:
@@ -51,20 +66,20 @@ def answers_frame(collection: Collection, runs) -> pd.DataFrame:
     rows = Answer.objects.filter(run__collection=collection)
     if runs is not None:
         rows = rows.filter(run__tag__in=list(runs))
-    frame = pd.DataFrame(list(rows.values_list("pk", "run__tag", "topic_id", "topic__qid", "cited")),
+    frame = pd.DataFrame(list(rows.order_by().values_list("pk", "run__tag", "topic_id", "topic__qid", "cited")),
                          columns=["answer", "run", "topic", "qid", "cited"])
     return frame.sort_values(["run", "qid"], kind="stable").reset_index(drop=True)
 
 
 def nugget_rows(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
     """One row per (scored answer, nugget of its scored bank version): importance and assignment."""
-    records = pd.DataFrame(list(NuggetAssignment.objects.filter(collection=collection).values_list(
-        "id", "answer_id", "nugget_id", "bank_id", "bank__version", "assignment", "source", "assessor")),
-        columns=["id", "answer", "nugget", "bank", "version", "assignment", "source", "assessor"])
+    records = _frame(NuggetAssignment.objects.filter(collection=collection).values_list(
+        "id", "answer_id", "nugget_id", "bank_id", "bank__version", "assignment", "source", "assessor"),
+        ["id", "answer", "nugget", "bank", "version", "assignment", "source", "assessor"])
     records = _counted(records[records["answer"].isin(answers["answer"])], ["answer", "nugget"], assessor)
     chosen = records.sort_values("version").drop_duplicates("answer", keep="last")[["answer", "bank", "version"]]
-    nuggets = pd.DataFrame(list(Nugget.objects.filter(bank_id__in=chosen["bank"].unique().tolist()).values_list(
-        "id", "bank_id", "importance")), columns=["nugget", "bank", "importance"])
+    nuggets = _frame(Nugget.objects.filter(bank_id__in=chosen["bank"].unique().tolist()).values_list(
+        "id", "bank_id", "importance"), ["nugget", "bank", "importance"])
     rows = chosen.merge(nuggets, on="bank").merge(records[["answer", "nugget", "assignment"]],
                                                   on=["answer", "nugget"], how="left")
     rows["unassigned"] = rows["assignment"].isna()
@@ -94,17 +109,18 @@ def _nugget_scores(collection: Collection, answers: pd.DataFrame, assessor: str 
 
 
 def _support(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
-    sentences = pd.DataFrame(list(AnswerSentence.objects.filter(answer__run__collection=collection).values_list(
-        "id", "answer_id", "citations")), columns=["sentence", "answer", "citations"])
+    of_collection = AnswerSentence.objects.filter(answer__run__collection=collection)
+    sentences = _frame(of_collection.values_list("id", "answer_id"), ["sentence", "answer"])
     sentences = sentences[sentences["answer"].isin(answers["answer"])].reset_index(drop=True)
     index = {pk: k for k, pk in enumerate(answers["answer"])}
     n = len(answers)
-    cites = sentences["citations"].map(len).gt(0) if len(sentences) else pd.Series(dtype=bool)
-    per = sentences.assign(cites=cites).groupby("answer")["cites"].agg(["mean", "size"])
+    citing = _frame(of_collection.exclude(citations=[]).values_list("id"), ["sentence"])["sentence"]
+    cites = sentences["sentence"].isin(citing)
+    per = sentences.assign(cites=cites.astype(float)).groupby("answer")["cites"].agg(["mean", "size"])
     coverage = answers["answer"].map(per["mean"]).fillna(0.0).to_numpy()
-    judged = pd.DataFrame(list(SupportJudgment.objects.filter(collection=collection).values_list(
-        "id", "sentence_id", "docno", "support", "source", "assessor")),
-        columns=["id", "sentence", "docno", "support", "source", "assessor"])
+    judged = _frame(SupportJudgment.objects.filter(collection=collection).values_list(
+        "id", "sentence_id", "docno", "support", "source", "assessor"),
+        ["id", "sentence", "docno", "support", "source", "assessor"])
     judged = _counted(judged[judged["sentence"].isin(sentences["sentence"])], ["sentence", "docno"], assessor)
     position = pd.Series(np.arange(len(sentences)), index=sentences["sentence"])
     pairs = judged["sentence"].map(position).to_numpy(dtype=np.int64)
