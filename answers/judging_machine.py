@@ -3,7 +3,14 @@ labelled by a declared assigner (``answers.machine``), each label an ordinary ap
 machine's user (a ``judging.MachineJudge``, named ``nuggets-<kind>``) with its provenance. Nothing is assigned
 twice: a pair the machine already labelled against the current bank is skipped, so a stopped job resumes. A pair
 the machine could not label is recorded nowhere and counted, with the first reason, in the job's result.
-Agreement between the assessors of nugget assignments, people and machines, with ``judging.agreement``."""
+
+Support judges the same way: a support pool's citations (a sentence and the segment it cites), each labelled by a
+declared support judge, an ordinary support judgment of the machine's user (``support-<kind>``) with its
+provenance (model, prompt version). A citation whose sentence or segment reads as instructions to a judge
+(``judging.machine.injection``) is never sent: no machine verdict, flagged in the job's result for the people.
+
+Agreement between the assessors of nugget assignments and of support judgments, people and machines, with
+``judging.agreement``."""
 
 from __future__ import annotations
 
@@ -15,8 +22,8 @@ from django.db import transaction
 
 from answers.banks_tasks import endpoint_config
 from answers.judging import current_bank
-from answers.machine import ASSIGNERS
-from answers.machine.base import AnswerNuggets, MachineError
+from answers.machine import ASSIGNERS, SUPPORT_JUDGES
+from answers.machine.base import AnswerNuggets, Citation, MachineError
 from answers.models import (
     AnswerPool,
     AnswerPoolItem,
@@ -27,9 +34,12 @@ from answers.models import (
 )
 from judging.agreement import pairwise_agreement
 from judging.machine.base import JudgeError
+from judging.machine.injection import instruction_signs
 from judging.models import MachineJudge
+from workbench.models import Document
 
-__all__ = ["Tally", "assigner_for", "machine_assign_run", "nugget_agreement", "support_agreement"]
+__all__ = ["Tally", "assigner_for", "machine_assign_run", "machine_support_run", "nugget_agreement",
+           "support_agreement", "support_judge_for"]
 
 #: records written at once
 BATCH = 500
@@ -45,12 +55,25 @@ class Tally:
     skipped: int = 0
     first_error: str = ""
     lines: list[str] = field(default_factory=list)
+    #: citations never sent because their text reads as instructions, and the first few as ``docno: sign``
+    flagged: int = 0
+    flags: list[str] = field(default_factory=list)
 
 
 def assigner_for(pool: AnswerPool, kind: str, endpoint: str = "", model: str = "", options: dict | None = None):
     """The machine's row (created with its user the first time) and a ready assigner; MachineError in one line."""
+    return _machine_for(pool, ASSIGNERS, "nuggets", "nugget assigner", kind, endpoint, model, options)
+
+
+def support_judge_for(pool: AnswerPool, kind: str, endpoint: str = "", model: str = "", options: dict | None = None):
+    """The support judge's row (``support-<kind>``, created with its user the first time) and a ready judge."""
+    return _machine_for(pool, SUPPORT_JUDGES, "support", "support judge", kind, endpoint, model, options)
+
+
+def _machine_for(pool: AnswerPool, registry, prefix: str, role: str, kind: str, endpoint: str, model: str,
+                 options: dict | None):
     try:
-        declared = ASSIGNERS.get(kind)
+        declared = registry.get(kind)
     except ValueError as exc:
         raise MachineError(str(exc)) from None
     config, key = ({}, None)
@@ -60,9 +83,9 @@ def assigner_for(pool: AnswerPool, kind: str, endpoint: str = "", model: str = "
         assigner = declared.judge_class({**config, **(options or {})}, key=key)
     except JudgeError as exc:
         raise MachineError(str(exc)) from None
-    name = f"nuggets-{kind}"
-    stored = {"role": "nugget assigner", "endpoint": endpoint, "model": model, **(options or {})} if endpoint else \
-        {"role": "nugget assigner", **(options or {})}
+    name = f"{prefix}-{kind}"
+    stored = {"role": role, "endpoint": endpoint, "model": model, **(options or {})} if endpoint else \
+        {"role": role, **(options or {})}
     with transaction.atomic():
         row = MachineJudge.objects.filter(collection=pool.collection, name=name).first()
         if row is None:
@@ -101,10 +124,10 @@ def _items(pool: AnswerPool, machine: str) -> tuple[list[AnswerNuggets], int, di
     return items, skipped, bank_of
 
 
-def _store(rows: list[NuggetAssignment]) -> None:
+def _store(rows: list) -> None:
     if rows:
         with transaction.atomic():
-            NuggetAssignment.objects.bulk_create(rows)
+            type(rows[0]).objects.bulk_create(rows)
         rows.clear()
 
 
@@ -139,6 +162,84 @@ def machine_assign_run(*, pool: AnswerPool, row: MachineJudge, assigner, report=
             if report:
                 report(tally)
     _store(pending)
+    return tally
+
+
+#: flagged citations a job's result names
+MAX_FLAGS = 10
+
+
+def _citations(pool: AnswerPool, machine: str, tally: Tally) -> tuple[list[Citation], dict[str, tuple[int, str]]]:
+    """What the support judge has still to label: the pool's citations it has not judged, in the pool's order,
+    less those whose sentence or segment reads as instructions (counted in ``tally``, never sent); each
+    citation's (sentence id, docno) by its pair id."""
+    entries = list(AnswerPoolItem.objects.filter(pool=pool, sentence__isnull=False)
+                   .select_related("topic", "sentence").order_by("topic__qid", "judging_order"))
+    done = set(SupportJudgment.objects.filter(collection=pool.collection, assessor=machine,
+                                              sentence_id__in={e.sentence_id for e in entries})
+               .values_list("sentence_id", "docno"))
+    texts = {docno: f"{title}\n{text}".strip() if title else text for docno, title, text in Document.objects.filter(
+        collection=pool.collection, docno__in={e.docno for e in entries}).values_list("docno", "title", "text")}
+    items, pairs = [], {}
+    for entry in entries:
+        if (entry.sentence_id, entry.docno) in done:
+            tally.skipped += 1
+            continue
+        segment, sentence = texts.get(entry.docno, ""), entry.sentence.text
+        sign = instruction_signs(segment)
+        where = f"segment {entry.docno}" if sign else f"the sentence citing {entry.docno}"
+        sign = sign or instruction_signs(sentence)
+        if sign:
+            tally.flagged += 1
+            if len(tally.flags) < MAX_FLAGS:
+                tally.flags.append(f"topic {entry.topic.qid}, {where}: {sign!r}")
+            continue
+        pair_id = str(entry.pk)
+        pairs[pair_id] = (entry.sentence_id, entry.docno)
+        items.append(Citation(pair_id, entry.topic.qid, entry.topic.title or entry.topic.description, sentence,
+                              entry.docno, segment))
+    return items, pairs
+
+
+def machine_support_run(*, pool: AnswerPool, row: MachineJudge, judge, report=None) -> Tally:
+    """Label every citation of the pool the support judge has not (and whose text does not read as
+    instructions), record the labels in batches, and say how it went; ``report(tally, done, total)``."""
+    if pool.kind != AnswerPool.Kind.SUPPORT:
+        raise MachineError(f"pool {pool.name!r} holds answers for nugget assignment, not citations to judge")
+    machine = row.user.username
+    tally = Tally()
+    items, pairs = _citations(pool, machine, tally)
+    pending: list[SupportJudgment] = []
+    made = judge.provenance()
+    version = getattr(judge, "prompt_version", "")
+    if report:
+        report(tally, 0, len(items))
+    for verdict in judge.judge(items, tick=5.0):
+        if verdict is None:
+            if report:
+                report(tally, tally.recorded + tally.failed, len(items))
+            continue
+        if not verdict.ok:
+            tally.failed += 1
+            tally.first_error = tally.first_error or verdict.error
+            continue
+        sentence_id, docno = pairs[verdict.pair_id]
+        pending.append(SupportJudgment(
+            collection=pool.collection, sentence_id=sentence_id, docno=docno, support=verdict.label,
+            assessor=machine, user=row.user, source=Source.MACHINE, machine_judge=row,
+            time_spent_ms=verdict.latency_ms,
+            provenance={"model": made.model, "model_version": made.model_version, "endpoint_host": made.endpoint_host,
+                        "prompt_version": version, "prompt_hash": verdict.prompt_hash or made.prompt_hash,
+                        "score": verdict.score, "raw_reply": verdict.raw_reply[:1000],
+                        "tokens": verdict.prompt_tokens + verdict.completion_tokens}))
+        tally.recorded += 1
+        if len(pending) >= BATCH:
+            _store(pending)
+        if report and (tally.recorded + tally.failed) % 10 == 0:
+            report(tally, tally.recorded + tally.failed, len(items))
+    _store(pending)
+    if report:
+        report(tally, tally.recorded + tally.failed, len(items))
     return tally
 
 

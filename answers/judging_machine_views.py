@@ -1,6 +1,7 @@
-"""The organizer's page of nugget assessors: agreement between every pair of assessors of nugget assignments
-(people and machines), and a form to run a declared machine assigner over an answer pool as a background job.
-The form's option fields are generated from the assigners' declarations."""
+"""The organizer's page of answer assessors: agreement between every pair of assessors of nugget assignments and
+of support judgments (people and machines), and forms to run a declared machine assigner over an answer pool, or a
+declared support judge over a support pool, as a background job. The forms' option fields are generated from the
+machines' declarations."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from answers.judging_machine import nugget_agreement, support_agreement
-from answers.judging_tasks import KIND, assign_nuggets
-from answers.machine import ASSIGNERS
+from answers.judging_tasks import KIND, SUPPORT_KIND, assign_nuggets, judge_support
+from answers.machine import ASSIGNERS, SUPPORT_JUDGES
 from answers.models import AnswerPool, NuggetBank
 from judging.machine_endpoints import endpoint_choices
 from workbench.access.rules import collection_for_organizer, organizer_required
@@ -38,14 +39,19 @@ def _options(kind, post) -> dict:
 
 
 def _start(request: HttpRequest, collection) -> HttpResponse | None:
-    pool = AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET,
+    support = request.POST.get("role") == "support"
+    registry, task, job_kind = (SUPPORT_JUDGES, judge_support, SUPPORT_KIND) if support else \
+        (ASSIGNERS, assign_nuggets, KIND)
+    pool = AnswerPool.objects.filter(collection=collection,
+                                     kind=AnswerPool.Kind.SUPPORT if support else AnswerPool.Kind.NUGGET,
                                      pk=request.POST.get("pool") if str(request.POST.get("pool", "")).isdigit() else 0
                                      ).first()
     if pool is None:
-        messages.error(request, "Choose an answer pool of answers for nugget assignment.")
+        messages.error(request, "Choose a support pool of citations." if support else
+                       "Choose an answer pool of answers for nugget assignment.")
         return None
     try:
-        kind = ASSIGNERS.get(request.POST.get("kind", ""))
+        kind = registry.get(request.POST.get("kind", ""))
         options = _options(kind, request.POST)
     except ValueError as exc:
         messages.error(request, str(exc))
@@ -57,7 +63,7 @@ def _start(request: HttpRequest, collection) -> HttpResponse | None:
     params = {"pool": pool.pk, "kind": kind.name, "options": options,
               **({"endpoint": endpoint, "model": model} if kind.needs_network else {})}
     try:
-        job = jobs.job_start(assign_nuggets, kind=KIND, user=request.user, collection=collection, params=params)
+        job = jobs.job_start(task, kind=job_kind, user=request.user, collection=collection, params=params)
     except jobs.TooManyJobStarts as exc:
         messages.error(request, str(exc))
         return None
@@ -78,5 +84,7 @@ def nugget_assessors(request: HttpRequest, slug: str) -> HttpResponse:
     topics = [{"topic": t, "bank": banks.get(t.pk)} for t in collection.topics.order_by("qid")]
     context = {"collection": collection, "rows": rows, "support_rows": support_rows, "assigners": list(ASSIGNERS), "topics": topics,
                "pools": AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.NUGGET),
+               "support_judges": list(SUPPORT_JUDGES),
+               "support_pools": AnswerPool.objects.filter(collection=collection, kind=AnswerPool.Kind.SUPPORT),
                "endpoints": endpoint_choices()}
     return render(request, "answers/judge_machines.html", context, status=200 if request.method == "GET" else 400)

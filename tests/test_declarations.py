@@ -264,7 +264,7 @@ def test_every_job_kind_is_declared_once_and_known_to_a_worker_that_imported_no_
     found = json.loads(result.stdout.strip().splitlines()[-1])
     assert found["urls"] == []
     kinds = {k["name"]: k for k in found["kinds"]}
-    assert len(kinds) == len(found["kinds"]) == 22  # 17, and the answers app's 5
+    assert len(kinds) == len(found["kinds"]) == 24  # 18 (with the machine agreement), and the answers app's 6
     assert {"runs import", "qrels import", "pool build", "machine judge", "evaluation", "board", "leave-one-out",
             "submission check", "budget plan", "active-learning features", "nugget draft",
             "nugget machine assignment"} <= set(kinds)

@@ -3,7 +3,10 @@ plain data, never a model or the database; the answers app records what it says.
 
 A *drafter* reads a topic's query and its judged relevant segments and proposes nuggets (atomic facts, each
 ``vital`` or ``okay``); an *assigner* reads an answer and a bank's nuggets and labels each nugget ``support``,
-``partial_support`` or ``not_support`` (the labels of ``evaluation.engine.nuggets``)."""
+``partial_support`` or ``not_support`` (the labels of ``evaluation.engine.nuggets``); a *support judge* reads a
+sentence of an answer and a segment it cites and says whether the segment supports it: ``full_support``,
+``partial_support`` or ``no_support`` (the labels of the TREC 2024 RAG support study and of
+``answers.models.SupportJudgment``)."""
 
 from __future__ import annotations
 
@@ -12,11 +15,13 @@ from dataclasses import dataclass
 from evaluation.engine.nuggets import ASSIGNMENTS, IMPORTANCES
 from judging.machine.base import Exchange
 
-__all__ = ["IMPORTANCES", "LABELS", "AnswerNuggets", "Draft", "DraftedNugget", "MachineError", "NuggetVerdict",
-           "Segment", "TopicSegments"]
+__all__ = ["IMPORTANCES", "LABELS", "SUPPORT_LABELS", "AnswerNuggets", "Citation", "Draft", "DraftedNugget",
+           "MachineError", "NuggetVerdict", "Segment", "SupportVerdict", "TopicSegments"]
 
 #: an assigner's labels, the strongest first
 LABELS = tuple(ASSIGNMENTS)
+#: a support judge's labels, the strongest first
+SUPPORT_LABELS = ("full_support", "partial_support", "no_support")
 
 
 class MachineError(ValueError):
@@ -74,6 +79,29 @@ class NuggetVerdict(Exchange):
 
     answer_id: str
     nugget_id: str
+    ok: bool
+    label: str = ""
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One citation to judge: a sentence of an answer (``pair_id`` names the pair for the caller), the topic's
+    query, and the text of the segment the sentence cites."""
+
+    pair_id: str
+    qid: str
+    query: str
+    sentence: str
+    docno: str
+    segment: str
+
+
+@dataclass(frozen=True)
+class SupportVerdict(Exchange):
+    """A support judge's label of one citation, or a failure saying why (``ok`` False, ``error``)."""
+
+    pair_id: str
     ok: bool
     label: str = ""
     score: float | None = None

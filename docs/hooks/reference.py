@@ -243,20 +243,23 @@ def judges_page() -> str:
 
 
 def _answer_machines() -> list[str]:
-    """The answers' nugget drafters and assigners (``answers.machine``, Django-free), declared like the judges."""
-    from answers.machine import ASSIGNERS, DRAFTERS
+    """The answers' nugget drafters, assigners and support judges (``answers.machine``, Django-free), declared like
+    the judges."""
+    from answers.machine import ROLES
 
     rows, sections = [], []
-    for role, registry in (("drafter", DRAFTERS), ("assigner", ASSIGNERS)):
+    for role, _, registry in ROLES:
         for kind in registry:
             params = parameters_of(kind.options)
             rows.append([role, f"`{kind.name}`", _cell(kind.label), _judge_capabilities(kind), _cell(kind.help)])
             if params:
                 sections += [f"\n### {role} `{kind.name}`\n\n", parameter_table(params)]
     return ["\n## Answers: nugget drafters and assigners\n\n",
-            "Generated from `answers.machine.DRAFTERS` and `ASSIGNERS`. A drafter proposes a topic's nuggets from its ",
-            "judged relevant segments (*Draft with machine* on a nugget bank); an assigner labels each nugget of a bank ",
-            "support, partial_support or not_support for an answer, as a machine assessor.\n\n",
+            "Generated from `answers.machine.DRAFTERS`, `ASSIGNERS` and `SUPPORT_JUDGES`. A drafter proposes a topic's ",
+            "nuggets from its judged relevant segments (*Draft with machine* on a nugget bank); an assigner labels each ",
+            "nugget of a bank support, partial_support or not_support for an answer, as a machine assessor; a support ",
+            "judge labels each citation of a support pool (the sentence against the segment it cites) full_support, ",
+            "partial_support or no_support, as a machine assessor.\n\n",
             _table(["role", "kind", "label", "needs", "what it does"], rows), *sections]
 
 
