@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import Count
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from answers.models import AnswerRun
 from evaluation import board_files
 from evaluation.board_leaderboard import board_covers, from_board
 from evaluation.scoring import EvaluationError
@@ -86,12 +88,17 @@ def _judged_at_10(track: Track, tags: list[str]) -> dict[str, float]:
 
 def team_runs(team: Team) -> list[dict]:
     """The team's current runs (accepted submissions) with whether each is pooled and, once judging has
-    started, its judged@10."""
+    started, its judged@10. An answer run (no ranked run) counts its answers (one a line) and their topics."""
     pooled = pooled_tags(team.track)
     rows = []
-    for s in Submission.objects.filter(team=team, status=Submission.Status.ACCEPTED).select_related("run"):
-        rows.append({"submission": s, "tag": s.tag, "pooled": s.tag in pooled,
-                     "lines": s.run.num_entries if s.run else 0, "topics": s.run.num_topics if s.run else 0})
+    accepted = list(Submission.objects.filter(team=team, status=Submission.Status.ACCEPTED).select_related("run"))
+    answered = {tag: (n, topics) for tag, n, topics in AnswerRun.objects.filter(
+        collection=team.track.collection, tag__in=[s.tag for s in accepted if s.run is None])
+        .annotate(n=Count("answers")).values_list("tag", "n", "num_topics")}
+    for s in accepted:
+        lines, topics = (s.run.num_entries, s.run.num_topics) if s.run else answered.get(s.tag, (0, 0))
+        rows.append({"submission": s, "tag": s.tag, "pooled": s.tag in pooled, "lines": lines, "topics": topics,
+                     "answers": s.run is None and s.tag in answered})
     judged = _judged_at_10(team.track, [row["tag"] for row in rows])
     for row in rows:
         row["judged_at_10"] = judged.get(row["tag"])
