@@ -139,9 +139,10 @@ def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.
     """Store checked answer runs (replacing runs of the same tag) in one transaction."""
     topics = dict(collection.topics.values_list("qid", "pk"))
     ranked = dict(Run.objects.filter(collection=collection).values_list("tag", "pk"))
+    existing = set(collection.answer_runs.values_list("tag", flat=True))
     stored = []
     for run, sha in checked:
-        replaced = _delete_answer_run(collection, run.run_id)
+        replaced = run.run_id in existing and _delete_answer_run(collection, run.run_id)
         meta = _run_metadata(run)
         sentences = sum(len(a.sentences) for a in run.answers)
         record = AnswerRun.objects.create(
@@ -150,18 +151,25 @@ def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.
             contributes=contributes, source_file=Path(run.name).name[:500], sha256=sha,
             num_topics=len(run.answers), num_sentences=sentences,
             num_citations=sum(len(s.citations) for a in run.answers for s in a.sentences))
-        answers = Answer.objects.bulk_create([
-            Answer(run=record, topic_id=topics[a.topic_id], line=a.line, references=list(a.references),
-                   cited=list(a.cited), metadata=dict(a.metadata), num_sentences=len(a.sentences))
-            for a in run.answers], batch_size=1000)
-        # the sentences as columns, without a model instance each (workbench.collections.bulk); citations as JSON text
-        pairs = [(row.pk, k, s) for row, a in zip(answers, run.answers, strict=True) for k, s in enumerate(a.sentences)]
-        insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
-                                        "text": [s.text for _, _, s in pairs],
-                                        "citations": [json.dumps(list(s.citations)) for _, _, s in pairs]})
-        stored.append(ImportedAnswers(record, bool(replaced)))
+        stored.append(ImportedAnswers(record, replaced))
         if progress:
             progress(1)
+    # every run's answers, then their sentences, as columns in one go, without a model instance each
+    # (workbench.collections.bulk; bulk_create took most of the import); JSON fields as their JSON text
+    answers = [(item.run.pk, topics[a.topic_id], a) for item, (run, _) in zip(stored, checked, strict=True)
+               for a in run.answers]
+    insert_columns(Answer, {
+        "run": [r for r, _, _ in answers], "topic": [t for _, t, _ in answers], "line": [a.line for _, _, a in answers],
+        "references": [json.dumps(list(a.references)) for _, _, a in answers],
+        "cited": [json.dumps(list(a.cited)) for _, _, a in answers],
+        "metadata": [json.dumps(dict(a.metadata)) for _, _, a in answers],
+        "num_sentences": [len(a.sentences) for _, _, a in answers]})
+    pk_of = {(r, t): pk for pk, r, t in Answer.objects.filter(run__in=[item.run.pk for item in stored]).order_by()
+             .values_list("pk", "run_id", "topic_id")}
+    pairs = [(pk_of[(r, t)], k, s) for r, t, a in answers for k, s in enumerate(a.sentences)]
+    insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
+                                    "text": [s.text for _, _, s in pairs],
+                                    "citations": [json.dumps(list(s.citations)) for _, _, s in pairs]})
     return stored
 
 

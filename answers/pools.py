@@ -86,7 +86,8 @@ def _candidates(collection: Collection, kind: str, tags: Sequence[str] | None) -
     if kind == AnswerPool.Kind.NUGGET:
         rows = [(topic, pk, None, "") for pk, topic in answers.values_list("pk", "topic_id")]
     else:
-        sentences = AnswerSentence.objects.filter(answer__in=answers).values_list(
+        # a sentence citing nothing has no pair: its citations are not even read (JSON decoding is most of the time)
+        sentences = AnswerSentence.objects.filter(answer__in=answers).exclude(citations=[]).values_list(
             "answer__topic_id", "answer_id", "pk", "citations")
         rows = [(topic, answer, pk, seg) for topic, answer, pk, cited in sentences for seg in dict.fromkeys(cited)]
     return pd.DataFrame(rows, columns=["topic", "answer", "sentence", "docno"])
