@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 from django_tasks import task
 
 from evaluation import board, board_extras, board_files, board_store, cache, release
@@ -234,7 +236,26 @@ def request_board(collection: Collection, policies: list[str] | None = None) -> 
         job.params = {**job.params, "policies": [*job.params.get("policies", []), *missing]}
         job.save(update_fields=["params"])
         return job
-    return jobs.job_start(build_board, kind=board_files.KIND, collection=collection, params={"policies": wanted})
+    return jobs.job_start(_board_task(collection), kind=board_files.KIND, collection=collection,
+                          params={"policies": wanted})
+
+
+#: a collection's board job starts at most this often: assessors judging without pause would otherwise keep
+#: the worker rebuilding boards back to back, taking the web workers' CPU (docs/benchmarks.md)
+BOARD_EVERY_SECONDS = 10
+
+
+def _board_task(collection: Collection):
+    """:func:`build_board`, deferred until ``BOARD_EVERY_SECONDS`` after the start of the collection's last
+    board job when that was more recent (where the task backend can defer: the worker's can)."""
+    every = getattr(settings, "BOARD_EVERY_SECONDS", BOARD_EVERY_SECONDS)
+    if not every or not build_board.get_backend().supports_defer:
+        return build_board
+    started = (Job.objects.filter(collection=collection, kind=board_files.KIND, started_at__isnull=False)
+               .order_by("-started_at").values_list("started_at", flat=True).first())
+    if started is None or started + timedelta(seconds=every) <= timezone.now():
+        return build_board
+    return build_board.using(run_after=started + timedelta(seconds=every))
 
 
 @task()

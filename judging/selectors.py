@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
 
 from judging import agreement
 from judging.assignments import assignment_progress
@@ -65,13 +65,14 @@ def item_for(user, item_id: int):
 
 
 def neighbours(item) -> tuple[int | None, int | None]:
-    """Ids of the items before and after this one in the assignment's judging order."""
+    """Ids of the items before and after this one in the assignment's judging order (one query: it is asked on
+    every judging page)."""
     siblings = AssignmentItem.objects.filter(assignment_id=item.assignment_id)
-    before = (siblings.filter(judging_order__lt=item.judging_order).order_by("-judging_order")
-              .values_list("pk", flat=True).first())
-    after = (siblings.filter(judging_order__gt=item.judging_order).order_by("judging_order")
-             .values_list("pk", flat=True).first())
-    return before, after
+    before = siblings.filter(judging_order__lt=item.judging_order).order_by("-judging_order").values("pk")[:1]
+    after = siblings.filter(judging_order__gt=item.judging_order).order_by("judging_order").values("pk")[:1]
+    row = (AssignmentItem.objects.filter(pk=item.pk).annotate(before=Subquery(before), after=Subquery(after))
+           .values_list("before", "after").first())
+    return row if row is not None else (None, None)
 
 
 def upcoming_docnos(item, count: int) -> list[str]:

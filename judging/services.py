@@ -122,7 +122,7 @@ def _latest_of(*, collection_id: int, topic_id: int, docno: str, assessor: str) 
 
 def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool = False,
                     client_token: str | None = None, time_spent_ms: int | None = None, comment: str = "",
-                    rationale: str = "", passages: list | None = None) -> Judgment:
+                    rationale: str = "", passages: list | None = None, readable: bool | None = None) -> Judgment:
     """Append the assessor's judgment of one assigned document and make it their current one.
 
     Idempotent: a post repeated with the same ``client_token`` (a double click, a reload, a retry
@@ -134,6 +134,9 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
     The transaction holds the judgment and what it propagates only: an adaptive pool learns from it
     after commit (its next document, a ``cal`` retrain included), still before this returns, so the
     assessor's next page has it.
+
+    ``readable``: whether the workbench holds the document's text, when the caller read it already (the
+    judging page did); None asks the database.
     """
     if client_token:
         done = Judgment.objects.filter(client_token=client_token).first()
@@ -145,7 +148,8 @@ def judgment_record(*, item_id: int, user, grade: int | None, cannot_judge: bool
         with transaction.atomic():
             judgment, advance = _judgment_append(
                 item_id=item_id, user=user, grade=grade, cannot_judge=cannot_judge, client_token=client_token,
-                time_spent_ms=time_spent_ms, comment=comment, rationale=rationale, passages=passages or [])
+                time_spent_ms=time_spent_ms, comment=comment, rationale=rationale, passages=passages or [],
+                readable=readable)
         if advance is not None:
             _after_commit(advance)
         return judgment
@@ -178,7 +182,7 @@ def _after_commit(func) -> None:
 
 
 def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_spent_ms, comment,
-                     rationale, passages) -> tuple[Judgment, Callable[[], None] | None]:
+                     rationale, passages, readable=None) -> tuple[Judgment, Callable[[], None] | None]:
     """The judgment appended, and the adaptive pool's advance to make after commit (None for other pools)."""
     try:
         item = (AssignmentItem.objects.select_for_update()
@@ -191,7 +195,7 @@ def _judgment_append(*, item_id, user, grade, cannot_judge, client_token, time_s
         grade = None
     elif grade not in collection.grades:
         raise JudgmentRefused(f"grade {grade!r} is not on the scale {collection.grades}")
-    elif not may_grade(collection, readable=has_text(collection, item.docno)):
+    elif not may_grade(collection, readable=has_text(collection, item.docno) if readable is None else readable):
         raise JudgmentRefused(NO_TEXT_REFUSAL)
     topic = item.assignment.topic
     previous = _latest_of(collection_id=collection.pk, topic_id=topic.pk, docno=item.docno, assessor=user.username)

@@ -91,7 +91,8 @@ def item(request: HttpRequest, item_id: int) -> HttpResponse:
                 judgment_record(item_id=entry.pk, user=request.user, grade=data["grade"],
                                 cannot_judge=data["cannot_judge"], client_token=data["client_token"],
                                 time_spent_ms=spent, comment=data["comment"], rationale=data["rationale"],
-                                passages=data["passages"])
+                                passages=data["passages"],
+                                readable=held is not None and bool(held.title or held.text))
             except JudgmentRefused as exc:
                 form.add_error(None, str(exc))
             except OperationalError:  # the database stayed locked or went away: say so, keep the choice
