@@ -19,7 +19,7 @@ import pandas as pd
 __all__ = ["depth_svg", "participant_svg"]
 
 WIDTH = 400  # the viewBox's width: at 390 px (a phone's page, about 360 px of it) the text stays ~11 px
-PAD, FONT, CHAR = 8, 11, 6.4  # margin, font size, a character's width at it (for cutting and spacing labels)
+PAD, FONT, CHAR = 8, 12, 6.8  # margin, font size, a character's width at it (for cutting and spacing labels)
 GRID, FRAME, RANGE, MEDIAN, RUN, POOLED = "#e3e7ee", "#8a94a6", "#c5ccd6", "#1d2330", "#1f5fbf", "#8a94a6"
 
 
@@ -79,7 +79,7 @@ def text(x: float, y: float, content: str, *, anchor: str = "start", css_class: 
 
 def heading(title: str) -> str:
     """The chart's title across its top, cut to the width."""
-    return text(PAD, 16, cut(title, int((WIDTH - 2 * PAD) / (CHAR * 1.15))), css_class="title",
+    return text(PAD, 16, cut(title, int((WIDTH - 2 * PAD) / (CHAR * 0.85))), css_class="title",
                 extra=' font-size="12.5" font-weight="600"')
 
 
@@ -89,7 +89,7 @@ def legend(y: float, items: list[tuple[str, str]]) -> list[str]:
     for marker, label in items:
         parts += [f'<g transform="translate({x:.1f},{y - 8:.1f})" aria-hidden="true">{marker}</g>',
                   text(x + 18, y, esc(label), css_class="legend")]
-        x += 18 + len(label) * CHAR * 0.9 + 16
+        x += 18 + len(label) * CHAR * 0.8 + 16
     return parts
 
 
@@ -176,7 +176,8 @@ def participant_svg(report: pd.DataFrame, tag: str, measure: str) -> str:
     label_chars = min(max((len(str(r["qid"])) for r in rows), default=3), 16)
     left = PAD + max(label_chars, 3) * CHAR + 8
     right = WIDTH - PAD - 12  # half a tick label ("0.8") right of the frame
-    plot_top = 64
+    labels_above = len(rows) > 12  # the scale again above the rows when they run long
+    plot_top = 64 if labels_above else 46
     bottom = plot_top + len(rows) * ROW + 4
     values = [v for r in rows for v in (_finite(r["score"]), _finite(r["best"]), _finite(r["worst"]))
               if math.isfinite(v)]
@@ -186,7 +187,7 @@ def participant_svg(report: pd.DataFrame, tag: str, measure: str) -> str:
              *legend(34, [(f'<rect y="1" width="14" height="8" fill="{RANGE}"/>', "worst to best of all runs"),
                           (f'<line x1="7" x2="7" y1="0" y2="10" stroke="{MEDIAN}" stroke-width="2"/>', "median"),
                           (f'<circle cx="7" cy="5" r="3.6" fill="{RUN}"/>', "this run")]),
-             *x_axis(at, ticks(low, high), left, right, plot_top, bottom, measure, labels_above=len(rows) > 12)]
+             *x_axis(at, ticks(low, high), left, right, plot_top, bottom, measure, labels_above=labels_above)]
     for index, row in enumerate(rows):
         y = plot_top + 2 + ROW * index + ROW / 2
         parts.append(text(left - 6, y + 4, cut(str(row["qid"]), label_chars), anchor="end", css_class="topic-id"))

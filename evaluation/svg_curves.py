@@ -1,77 +1,63 @@
 """Curves (precision-recall, ROC) as plain SVG text for the curves page: a few milliseconds, no plotting library
 in the request (matplotlib's import and first figure cost a worker about a second). Django-free.
 
-The downloads (SVG and PNG files) are still drawn by :func:`evaluation.plots.curve_figure`.
+Drawn with :mod:`evaluation.svg_charts`' helpers (a 400-wide viewBox scaled to the page, title and description,
+axis labels, names escaped); the legend lists the runs under the plot, one a line, so that the picture reads
+at 390 px. The downloads (SVG and PNG files) are still drawn by :func:`evaluation.plots.curve_figure`.
 """
 
 from __future__ import annotations
 
-from html import escape
-
 import pandas as pd
+
+from evaluation.svg_charts import CHAR, PAD, WIDTH, cut, esc, heading, scale, svg_open, text, x_axis, y_axis
 
 __all__ = ["curve_svg"]
 
-#: line colours, in the order the runs are listed (matplotlib's default cycle, as the other plots use)
+#: line colours, in the order the runs are listed (matplotlib's default cycle, as the downloads use)
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
            "#17becf")
-LEFT, TOP, PLOT_W, PLOT_H, LEGEND_W, LINE = 58, 34, 420, 300, 170, 16
-Y_MAX = 1.02  # as the matplotlib figure: a curve at precision 1 stays visible above the frame's top
+LEFT, TOP, LINE = 50, 30, 16
+PLOT_W, PLOT_H = WIDTH - PAD - 12 - LEFT, 250
+Y_MAX = 1.02  # as the matplotlib figure: a curve at precision 1 stays visible under the frame's top
+TICKS = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
 
 
-def _xy(x: float, y: float) -> str:
-    return f"{LEFT + x * PLOT_W:.1f},{TOP + (1 - y / Y_MAX) * PLOT_H:.1f}"
-
-
-def _frame(x_label: str, y_label: str) -> list[str]:
-    bottom = TOP + PLOT_H
-    parts = [f'<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{PLOT_H}" fill="none" stroke="#8a94a6"/>']
-    for i in range(6):
-        v = i / 5
-        x, y = LEFT + v * PLOT_W, TOP + (1 - v / Y_MAX) * PLOT_H
-        parts += [f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{bottom}" stroke="#e3e7ee"/>',
-                  f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#e3e7ee"/>',
-                  f'<text x="{x:.1f}" y="{bottom + 14}" text-anchor="middle">{v:.1f}</text>',
-                  f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{v:.1f}</text>']
-    parts += [f'<text x="{LEFT + PLOT_W / 2}" y="{bottom + 32}" text-anchor="middle">{escape(x_label)}</text>',
-              f'<text transform="translate(16,{TOP + PLOT_H / 2}) rotate(-90)" text-anchor="middle">'
-              f'{escape(y_label)}</text>']
-    return parts
-
-
-def _run(index: int, tag: str, group: pd.DataFrame, markers: bool) -> list[str]:
+def _run(index: int, tag: str, group: pd.DataFrame, markers: bool, x_at, y_at, legend_y: float) -> list[str]:
     colour = COLOURS[index % len(COLOURS)]
-    points = [_xy(float(x), float(y)) for x, y in zip(group["x"], group["y"], strict=True)]
-    name = escape(tag)
-    parts = [f'<g><title>{name}</title><polyline points="{" ".join(points)}" fill="none" stroke="{colour}" '
-             f'stroke-width="1.4"/>']
+    points = [(x_at(float(x)), y_at(float(y))) for x, y in zip(group["x"], group["y"], strict=True)]
+    name = esc(tag)
+    parts = [f'<g class="run"><title>{name}</title><polyline points="'
+             f'{" ".join(f"{x:.1f},{y:.1f}" for x, y in points)}" fill="none" stroke="{colour}" stroke-width="1.4"/>']
     if markers:
-        parts += [f'<circle cx="{p.split(",")[0]}" cy="{p.split(",")[1]}" r="2.4" fill="{colour}"/>' for p in points]
-    y = TOP + 8 + index * LINE
-    x = LEFT + PLOT_W + 14
-    shown = name if len(tag) <= 24 else escape(tag[:23]) + "…"
-    parts += ["</g>", f'<line x1="{x}" y1="{y}" x2="{x + 18}" y2="{y}" stroke="{colour}" stroke-width="2"/>',
-              f'<text x="{x + 24}" y="{y + 4}"><title>{name}</title>{shown}</text>']
+        parts += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.4" fill="{colour}"/>' for x, y in points]
+    parts += ["</g>", f'<line x1="{PAD}" y1="{legend_y - 4}" x2="{PAD + 18}" y2="{legend_y - 4}" stroke="{colour}" '
+                      f'stroke-width="2"/>',
+              text(PAD + 24, legend_y, f"<title>{name}</title>{cut(tag, int((WIDTH - 2 * PAD - 24) / CHAR))}",
+                   css_class="legend")]
     return parts
 
 
 def curve_svg(curves: pd.DataFrame, axes: tuple[str, str, str], *, markers: bool = False, diagonal: bool = False,
               title_suffix: str = "") -> str:
     """An inline ``<svg>`` of the curves (columns tag, x, y; x and y in [0, 1]), one line per tag in order of
-    first appearance, labelled ``axes`` (x label, y label, title), with a legend (names cut at 24
-    characters, in full on hover) and, for ROC, the chance diagonal."""
+    first appearance, labelled ``axes`` (x label, y label, title), with a legend under the plot (names cut to
+    the width, in full on hover) and, for ROC, the chance diagonal."""
     x_label, y_label, title = axes
     groups = list(curves.groupby("tag", sort=False))
-    width = LEFT + PLOT_W + LEGEND_W
-    height = max(TOP + PLOT_H + 44, TOP + 16 + len(groups) * LINE)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-             f'height="{height}" style="max-width:100%;height:auto" font-family="sans-serif" font-size="11" '
-             f'role="img" aria-label="{escape(title + title_suffix)}">',
-             f'<text x="{LEFT + PLOT_W / 2}" y="20" text-anchor="middle" font-size="13">'
-             f'{escape(title + title_suffix)}</text>', *_frame(x_label, y_label)]
+    bottom = TOP + PLOT_H
+    legend_top = bottom + 50
+    height = legend_top + len(groups) * LINE
+    x_at = scale(0, 1, LEFT, LEFT + PLOT_W)
+    y_at = scale(0, Y_MAX, bottom, TOP)
+    desc = (f"{y_label} against {x_label} of {len(groups)} run{'s' if len(groups) != 1 else ''}"
+            f"{title_suffix}, one line each, named in the legend under the plot.")
+    parts = [svg_open(WIDTH, height, title + title_suffix, desc, "chart curves", max_width=560),
+             heading(title + title_suffix), *y_axis(y_at, TICKS, LEFT, LEFT + PLOT_W, PAD + 8, y_label),
+             *x_axis(x_at, TICKS, LEFT, LEFT + PLOT_W, TOP, bottom, x_label)]
     if diagonal:
-        parts.append(f'<line x1="{LEFT}" y1="{TOP + (1 - 0 / Y_MAX) * PLOT_H:.1f}" x2="{LEFT + PLOT_W}" '
-                     f'y2="{TOP + (1 - 1 / Y_MAX) * PLOT_H:.1f}" stroke="#c0c6d0" stroke-dasharray="4 3"/>')
+        parts.append(f'<line x1="{x_at(0):.1f}" y1="{y_at(0):.1f}" x2="{x_at(1):.1f}" y2="{y_at(1):.1f}" '
+                     f'stroke="#c0c6d0" stroke-dasharray="4 3"/>')
     for index, (tag, group) in enumerate(groups):
-        parts += _run(index, str(tag), group, markers)
+        parts += _run(index, str(tag), group, markers, x_at, y_at, legend_top + index * LINE + 4)
     return "\n".join([*parts, "</svg>"])

@@ -25,6 +25,7 @@ def test_every_run_is_drawn_inside_the_frame_and_named_escaped():
             x, y = map(float, point.split(","))
             assert LEFT <= x <= LEFT + PLOT_W and TOP <= y <= TOP + PLOT_H
     assert svg.count("<circle") == 6 and "dasharray" not in svg
+    assert 'width="100%"' in svg and 'viewBox="0 0 400 ' in svg and "<desc>" in svg  # scales to a phone's width
 
 
 def test_roc_has_the_diagonal_and_its_axes():
