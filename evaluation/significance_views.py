@@ -1,4 +1,7 @@
-"""The significance page: every pair of runs on one measure, as a run-by-run matrix and as a table of pairs.
+"""The significance page: every pair of runs on one measure, as a heatmap (:mod:`evaluation.heatmap`, drawn once
+per version of the collection and choice) and, one click away on a page of their own (:func:`significance_numbers`,
+loaded into the page when its "numbers" are opened), as a run-by-run matrix and a table of pairs: at 143 runs the
+tables are megabytes, the heatmap a few kilobytes.
 
 With 500 runs there are 124,750 pairs: the tables are built from the selector's columns (numpy arrays and
 lists), not from a dict per pair, and a pair's row is made only when a page, a sort or an export shows it
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from urllib.parse import urlencode
 
 import django_tables2
 import numpy as np
@@ -20,7 +24,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django_tables2.data import TableListData
 
-from evaluation import selectors, tables
+from evaluation import cache, selectors, tables
 from evaluation.access import results_view
 from evaluation.heatmap import CLASSES, heatmap_svg
 from evaluation.scoring import EvaluationError
@@ -28,7 +32,7 @@ from evaluation.tables import _fmt, _matrix_table, _MatrixRow, _run_columns
 from evaluation.views import _choices, _error_page
 from workbench.collections.selectors import may_organize
 
-__all__ = ["FrameRecords", "significance", "significance_matrix_table"]
+__all__ = ["FrameRecords", "significance", "significance_matrix_table", "significance_numbers"]
 
 
 class FrameRecords(Sequence):
@@ -135,30 +139,84 @@ def significance_matrix_table(pairs: pd.DataFrame, *, measure: str, test: str, c
                          label="Adjusted p-values for every pair of runs", empty="Fewer than two runs or topics.")
 
 
-@results_view()
-def significance(request: HttpRequest, collection) -> HttpResponse:
+def _pairs(request: HttpRequest, collection) -> tuple[dict, str, pd.DataFrame]:
+    """(the choices, the measure, every pair) of the query: the pairs computed once per version of the collection
+    and choice (:func:`evaluation.selectors.significance_matrix`)."""
     measure = request.GET.get("measure", "map")
-    try:
-        choice = _choices(request, collection)
-        pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
-                                              correction=choice["correction"], qrels_policy=choice["qrels_policy"],
-                                              assessor=choice["assessor"])
-    except (EvaluationError, ValueError) as exc:
-        return _error_page(request, collection, str(exc))
+    choice = _choices(request, collection)
+    pairs = selectors.significance_matrix(collection, measure=measure, test=choice["test"],
+                                          correction=choice["correction"], qrels_policy=choice["qrels_policy"],
+                                          assessor=choice["assessor"])
+    return choice, measure, pairs
+
+
+def _tables(request: HttpRequest, collection, choice: dict, measure: str, pairs: pd.DataFrame):
+    """The run-by-run table of mean differences and the table of every pair (paged, sortable, exported)."""
     run_link = lambda tag: reverse("evaluation:run", args=[collection.slug, tag])  # noqa: E731
     matrix_table = significance_matrix_table(pairs, measure=measure, test=choice["test_label"],
                                              correction=choice["correction_label"], run_url=run_link,
                                              request=request, prefix="m-")
     records = TableListData(FrameRecords(pairs.astype({"significant": bool})))  # as is: not copied into a list
-    pairs_table = tables.pairs_table(records, collection, request)
-    exported = tables.table_export(request, [matrix_table, pairs_table],
-                                   f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}")
+    return matrix_table, tables.pairs_table(records, collection, request)
+
+
+def _heatmap(collection, choice: dict, measure: str, pairs: pd.DataFrame) -> tuple[str, int]:
+    """:func:`evaluation.heatmap.heatmap_svg` of the pairs, drawn once per version of the collection and choice
+    (the same key as the pairs': a page shown again only reads it)."""
+    if not len(pairs):
+        return "", 0
+    key = (cache.version(collection), "significance heatmap", measure, choice["test"], choice["correction"],
+           choice["qrels_policy"], choice["assessor"])
+    return cache.cached(key, lambda: heatmap_svg(pairs, measure=measure))
+
+
+def _context(request: HttpRequest, collection, choice: dict, measure: str, pairs: pd.DataFrame) -> dict:
+    return {"collection": collection, "measure": measure, "choice": choice,
+            "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
+            "query": tables.query_without_export(request), "organizer": may_organize(request.user, collection),
+            "choice_query": urlencode([(k, v) for k, v in request.GET.items() if not k.startswith(("m-", "p-", "_"))])}
+
+
+def _export_name(collection, choice: dict, measure: str) -> str:
+    return f"{collection.slug}.significance.{measure}.{choice['test']}.{choice['correction']}"
+
+
+@results_view()
+def significance(request: HttpRequest, collection) -> HttpResponse:
+    """The heatmap of every pair and how many differ. The tables of numbers (a 143-run track's are megabytes)
+    are one click away (:func:`significance_numbers`, loaded into the page when its "numbers" are opened); a
+    query that sorts or pages them (``m-``/``p-``) or exports one shows them here, as before."""
+    try:
+        choice, measure, pairs = _pairs(request, collection)
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    inline = (any(k.startswith(("m-", "p-")) for k in request.GET) or bool(request.GET.get("_export"))
+              or not len(pairs))  # no picture: the (empty) tables say why
+    matrix_table = pairs_table = None
+    if inline:
+        matrix_table, pairs_table = _tables(request, collection, choice, measure, pairs)
+        exported = tables.table_export(request, [matrix_table, pairs_table], _export_name(collection, choice, measure))
+        if exported:
+            return exported
+    heatmap, n_runs = _heatmap(collection, choice, measure, pairs)
+    return render(request, "evaluation/significance.html", {
+        **_context(request, collection, choice, measure, pairs), "matrix_table": matrix_table,
+        "pairs_table": pairs_table, "heatmap": mark_safe(heatmap), "n_runs": n_runs, "classes": CLASSES,  # noqa: S308 - escaped in heatmap_svg
+        "table_open": inline or not heatmap})
+
+
+@results_view()
+def significance_numbers(request: HttpRequest, collection) -> HttpResponse:
+    """The numbers of the significance page: the run-by-run table of mean differences and every pair with its
+    p-values, sortable, paged and exported as CSV."""
+    try:
+        choice, measure, pairs = _pairs(request, collection)
+    except (EvaluationError, ValueError) as exc:
+        return _error_page(request, collection, str(exc))
+    matrix_table, pairs_table = _tables(request, collection, choice, measure, pairs)
+    exported = tables.table_export(request, [matrix_table, pairs_table], _export_name(collection, choice, measure))
     if exported:
         return exported
-    heatmap, n_runs = heatmap_svg(pairs, measure=measure) if len(pairs) else ("", 0)
-    return render(request, "evaluation/significance.html", {
-        "collection": collection, "matrix_table": matrix_table, "pairs_table": pairs_table, "measure": measure,
-        "choice": choice, "heatmap": mark_safe(heatmap), "n_runs": n_runs, "classes": CLASSES,  # noqa: S308 - escaped in heatmap_svg
-        "table_open": any(k.startswith(("m-", "p-")) for k in request.GET),
-        "n_significant": int(pairs["significant"].sum()) if len(pairs) else 0, "n_pairs": len(pairs),
-        "query": tables.query_without_export(request), "organizer": may_organize(request.user, collection)})
+    return render(request, "evaluation/significance_numbers.html", {
+        **_context(request, collection, choice, measure, pairs), "matrix_table": matrix_table,
+        "pairs_table": pairs_table})

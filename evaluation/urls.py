@@ -12,6 +12,7 @@ urlpatterns = [
     path("<slug:slug>/runs/<path:tag>/", views.run_page, name="run"),
     path("<slug:slug>/topics/<path:qid>/", views.topic_page, name="topic"),
     path("<slug:slug>/significance/", significance_views.significance, name="significance"),
+    path("<slug:slug>/significance/numbers/", significance_views.significance_numbers, name="significance_numbers"),
     path("<slug:slug>/curves/", views.curves, name="curves"),
     path("<slug:slug>/reusability/", reusability_views.reusability, name="reusability"),
     path("<slug:slug>/compare-qrels/", qrels_compare_views.compare_qrels_page, name="compare_qrels"),

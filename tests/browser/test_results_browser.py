@@ -91,10 +91,10 @@ def test_significance_matrix_lists_every_pair_sorts_and_exports(page, live_serve
     log_in(page, live_server, "olga", "organize")
     page.goto(f"{live_server.url}/collections/robust/significance/?measure=map&test=randomization")
     assert page.locator("svg.heatmap image.cells").get_attribute("width") == "3"  # the picture first
-    page.locator("details#numbers > summary").click()  # the table, one click away
+    page.locator("details#numbers > summary").click()  # the table, one click away (loaded when opened)
     matrix = page.get_by_role("table", name="Adjusted p-values for every pair of runs")
     rows = matrix.locator("tbody tr")
-    assert rows.count() == 3
+    expect(rows).to_have_count(3)
     assert "of 3 pairs differ significantly" in page.inner_text("body")
     assert "randomisation test, Holm–Bonferroni correction" in page.inner_text("body")
     head = _texts(matrix.locator("thead th"))

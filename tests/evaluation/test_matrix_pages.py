@@ -97,11 +97,13 @@ def ranked(db, tmp_path):
 
 
 SIG = "/collections/robust/significance/?measure=map&test=t&correction=none"
+#: the tables of numbers: a page of their own, one click from the heatmap
+NUMBERS = "/collections/robust/significance/numbers/?measure=map&test=t&correction=none"
 
 
 def test_the_significance_matrix_shows_each_difference_marked_where_significant(client, ranked, organizer):
     client.force_login(organizer)
-    table = tables_of(client.get(SIG))["Adjusted p-values for every pair of runs"]
+    table = tables_of(client.get(NUMBERS))["Adjusted p-values for every pair of runs"]
     order = ["good", "twin", "mid", "bad"]
     assert table["head"] == ["Run", "Mean map", *order]
     assert [row[0]["text"] for row in table["rows"]] == order
@@ -132,9 +134,9 @@ def test_the_correction_changes_the_marks_and_is_named(client, ranked, organizer
     """Paired t p-values (2 df): good-bad 0.0028, good-mid 0.0099, mid-bad 0.034, twin-bad 0.054,
     twin-mid 0.073, good-twin 0.42. Uncorrected, three are below 0.05; Bonferroni (x 6) keeps good-bad only."""
     client.force_login(organizer)
-    none = client.get(SIG)
+    none = client.get(NUMBERS)
     assert "3 of 6 pairs differ significantly" in none.content.decode()
-    bonferroni = client.get(SIG.replace("none", "bonferroni"))
+    bonferroni = client.get(NUMBERS.replace("none", "bonferroni"))
     assert "1 of 6 pairs differ significantly" in bonferroni.content.decode()
     assert "paired t test, Bonferroni correction" in bonferroni.content.decode()
     for response, marked in ((none, {"good-bad", "good-mid", "mid-bad"}), (bonferroni, {"good-bad"})):
@@ -147,20 +149,20 @@ def test_the_correction_changes_the_marks_and_is_named(client, ranked, organizer
 
 def test_the_significance_matrix_sorts_by_any_column(client, ranked, organizer):
     client.force_login(organizer)
-    by_run = tables_of(client.get(SIG + "&m-sort=-run"))["Adjusted p-values for every pair of runs"]
+    by_run = tables_of(client.get(NUMBERS + "&m-sort=-run"))["Adjusted p-values for every pair of runs"]
     assert [row[0]["text"] for row in by_run["rows"]] == ["twin", "mid", "good", "bad"]
     # the column of "mid" holds row mean - mean(mid): ascending puts the weakest run first
-    headings = tables_of(client.get(SIG))["Adjusted p-values for every pair of runs"]["head"]
+    headings = tables_of(client.get(NUMBERS))["Adjusted p-values for every pair of runs"]["head"]
     column = f"c{headings.index('mid') - 2}"
-    by_mid = tables_of(client.get(SIG + f"&m-sort={column}"))["Adjusted p-values for every pair of runs"]
+    by_mid = tables_of(client.get(NUMBERS + f"&m-sort={column}"))["Adjusted p-values for every pair of runs"]
     assert [row[0]["text"] for row in by_mid["rows"]] == ["bad", "mid", "twin", "good"]
-    by_mean = tables_of(client.get(SIG + "&m-sort=mean"))["Adjusted p-values for every pair of runs"]
+    by_mean = tables_of(client.get(NUMBERS + "&m-sort=mean"))["Adjusted p-values for every pair of runs"]
     assert [row[0]["text"] for row in by_mean["rows"]] == ["bad", "mid", "twin", "good"]
 
 
 def test_the_significance_matrix_exports_as_csv_with_marks(client, ranked, organizer):
     client.force_login(organizer)
-    rows = csv_rows(client.get(SIG + "&_export=csv&_table=m-"))
+    rows = csv_rows(client.get(NUMBERS + "&_export=csv&_table=m-"))
     assert rows[0] == ["Run", "Mean map", "good", "twin", "mid", "bad"]
     assert [r[0] for r in rows[1:]] == ["good", "twin", "mid", "bad"]
     good = dict(zip(rows[0], rows[1], strict=True))
@@ -173,7 +175,7 @@ def test_the_significance_matrix_exports_as_csv_with_marks(client, ranked, organ
 
 def test_every_pair_is_listed_with_its_p_values_and_exports(client, ranked, organizer):
     client.force_login(organizer)
-    table = tables_of(client.get(SIG))["Every pair of runs"]
+    table = tables_of(client.get(NUMBERS))["Every pair of runs"]
     assert len(table["rows"]) == 6
     rows = csv_rows(client.get(SIG + "&_export=csv&_table=p-"))
     assert rows[0][:8] == ["Run A", "Run B", "Mean A", "Mean B", "Difference", "Statistic", "p", "Adjusted p"]
@@ -201,7 +203,7 @@ def test_fewer_than_two_runs_show_an_empty_matrix(client, db, tmp_path, organize
     run("import_qrels", "robust", write_qrels(tmp_path / "q.txt", {("301", "a"): 1, ("302", "b"): 0}))
     client.force_login(organizer)
     body = client.get("/collections/robust/significance/").content.decode()
-    assert "0 of 0 pairs" in body and "Fewer than two runs or topics." in body
+    assert "0 of 0 pairs" in body and "Fewer than two runs or topics." in body  # no picture: the tables, open
 
 
 # ----------------------------------------------------------------------------------------------- pool

@@ -1,5 +1,25 @@
 // The significance heatmap names the pair under the pointer (row run, column run and what the cell's colour
 // means, read from the legend) in the line under the picture. Without JavaScript the table has the numbers.
+// The tables of numbers are a page of their own (a link without JavaScript): opening "The numbers" loads them
+// into this page, once.
+document.addEventListener("DOMContentLoaded", function () {
+  const numbers = document.getElementById("numbers"), holder = document.getElementById("numbers-tables");
+  if (numbers && holder && holder.dataset.src) {
+    const load = function () {
+      if (!numbers.open || holder.dataset.loading) return;
+      holder.dataset.loading = "yes";
+      fetch(holder.dataset.src, {credentials: "same-origin"}).then(function (response) {
+        if (!response.ok) throw new Error(response.statusText);
+        return response.text();
+      }).then(function (text) {
+        const found = new DOMParser().parseFromString(text, "text/html").getElementById("numbers-tables");
+        if (found) holder.innerHTML = found.innerHTML;
+      }).catch(function () { delete holder.dataset.loading; });
+    };
+    numbers.addEventListener("toggle", load);
+    load();
+  }
+});
 document.addEventListener("DOMContentLoaded", function () {
   const svg = document.querySelector("svg.heatmap");
   const out = document.getElementById("heatmap-pair");
