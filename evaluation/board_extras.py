@@ -13,6 +13,9 @@ where the boards are (:mod:`evaluation.board_store`: ``BOARD_DIR``, or the bucke
   recall against them (reusability page);
 * ``curves``: every run's mean precision-recall (interpolated or not) and ROC curve (curves page), from one
   ranking of every run (:mod:`evaluation.engine.curve_batch`);
+* ``pools`` (default policy only): every pool's statistics (sizes, unique contributions, run-to-run overlap,
+  judged and relevant counts: :func:`pooling.selectors.pool_statistics` against the judged qrels), as JSON in the
+  file's metadata, for the pool page and a team's pool contributions;
 * ``loo.<by>.<measure>``: leave-one-run-out or leave-one-team-out of a measure (reusability page), MAP by
   run and by team in every board job, another measure in a job the page asks for (:data:`LOO_KIND`).
 
@@ -51,11 +54,19 @@ from evaluation.extra_files import (  # noqa: F401  (the extras' files, under th
     topic_qrels,
     write_extra,
 )
+from judging.policies import DEFAULT_POLICY
+from judging.qrels import qrels as judged_qrels
+from pooling import selectors as pooling_selectors
 from pooling import strategies as S
+from pooling.models import Pool
 from workbench.collections.selectors import run_frames
 from workbench.models import Collection
 
-__all__ = ["ALONE", "build_extras", "computed_extra", "curves_frame", "store_leave_one_out", "topic_depths"]
+__all__ = ["ALONE", "POOLS", "build_extras", "computed_extra", "curves_frame", "pool_figures", "store_leave_one_out", "store_pools",
+           "topic_depths"]
+
+#: the extra of every pool's statistics (stored under the default policy)
+POOLS = "pools"
 
 #: runs ranked at once for their curves (the ranking of every document of 50 runs, not of all)
 CURVE_BATCH = 50
@@ -71,6 +82,9 @@ def build_extras(collection: Collection, policy: str, key: str, *, step: Callabl
     """Compute and store every extra of the collection's current version (``key``) under ``policy``; ``loo``:
     the leave-one-out by (measure, by), and ``tables``, extras by name (:func:`computed_extra`), computed
     already (by the parts of a split board job)."""
+    if policy == DEFAULT_POLICY:  # first: the pool page waits for it (it shows an older version's meanwhile)
+        step("every pool's statistics")
+        store_pools(collection, key)
     for name in ("qrels", "topics", "recall", "run_recall", "curves"):  # run_recall reads the recall stored
         if name in ALONE:
             step(ALONE[name])
@@ -98,6 +112,20 @@ def computed_extra(collection: Collection, policy: str, name: str) -> pa.Table:
     else:
         frame = all_curves(collection, policy)
     return extra_table(frame, meta)
+
+
+def store_pools(collection: Collection, key: str) -> Path:
+    """Store the ``pools`` extra of the version ``key`` (also when no board could be: a pool not judged yet)."""
+    return write_extra(extra_name(collection.pk, key, DEFAULT_POLICY, POOLS), *pool_figures(collection))
+
+
+def pool_figures(collection: Collection) -> tuple[pd.DataFrame, dict]:
+    """The ``pools`` extra: (a frame of the pools' ids, ``{"pools": {pool id: statistics}}``), the statistics
+    exactly as :func:`evaluation.selectors.pool_statistics` computes them in a request."""
+    qrels = judged_qrels(collection)
+    pools = {str(pool.pk): pooling_selectors.pool_statistics(pool, qrels)
+             for pool in Pool.objects.filter(collection=collection).select_related("collection").order_by("id")}
+    return pd.DataFrame({"pool": list(pools)}, dtype=str), {"pools": pools}
 
 
 def topic_depths(collection: Collection, policy: str) -> tuple[pd.DataFrame, dict]:

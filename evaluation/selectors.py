@@ -16,6 +16,7 @@ import pandas as pd
 
 from evaluation import board_files, cache, extra_files, scoring, snapshot
 from evaluation import scores as stored_scores
+from evaluation.board_extras import POOLS
 from evaluation.board_leaderboard import stored_leaderboard
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
@@ -47,7 +48,7 @@ from workbench.models import Collection
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
     "assessor_ranking_agreement", "leave_one_out", "leaderboard", "stored_leaderboard", "pr_curves", "recall_estimates", "run_recall",
-    "JudgedFigures", "assessor_names", "judged_figures", "pool_statistics", "run_report", "significance_matrix", "topic_overview", "topic_report",
+    "JudgedFigures", "assessor_names", "judged_figures", "pool_statistics", "stored_pool_statistics", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
 
@@ -250,13 +251,31 @@ def judged_figures(collection: Collection, pool_name: str | None = None) -> Judg
 
 @cache.reads
 def pool_statistics(pool: Pool) -> dict:
-    """:func:`pooling.selectors.pool_statistics` of ``pool`` against the collection's qrels, computed once per
-    version of the collection (:func:`evaluation.cache.version`: a judgment, a run, a pool built or extended
-    makes a new one): the pool page and a team's results read it on every visit. Shared: read it, do not
-    change it (a shallow copy is returned)."""
+    """:func:`pooling.selectors.pool_statistics` of ``pool`` against the collection's qrels, once per version of
+    the collection (:func:`evaluation.cache.version`: a judgment, a run, a pool built or extended makes a new
+    one): read from what the version's board job stored (:func:`stored_pool_statistics`), else computed here.
+    The pool page and a team's results read it on every visit. Shared: read it, do not change it (a shallow
+    copy is returned)."""
     collection = pool.collection
-    return dict(cache.cached((cache.version(collection), "pool statistics", pool.pk),
-                             lambda: pooling_selectors.pool_statistics(pool, judged_qrels(collection))))
+
+    def compute() -> dict:
+        stored = stored_pool_statistics(pool)
+        return stored if stored is not None else pooling_selectors.pool_statistics(pool, judged_qrels(collection))
+
+    return dict(cache.cached((cache.version(collection), "pool statistics", pool.pk), compute))
+
+
+@cache.reads
+def stored_pool_statistics(pool: Pool, *, latest: bool = False) -> dict | None:
+    """The statistics of ``pool`` the board job stored for the collection's current version (the ``pools``
+    extra, :mod:`evaluation.board_extras`), or None; with ``latest``, those of the newest version stored
+    (shown, marked "updating", while the job computes the current one)."""
+    collection = pool.collection
+    found = (extra_files.latest if latest else extra_files.stored)(collection, DEFAULT_POLICY, POOLS)
+    if found is None:
+        return None
+    stats = found[1].get("pools", {}).get(str(pool.pk))
+    return None if stats is None else dict(stats)
 
 
 @cache.reads

@@ -17,7 +17,10 @@ from evaluation.planner import budget_plan, judging_cost
 from evaluation.report import evaluation_report, report_joined, report_section, report_sections
 from evaluation.reusability import stored_leave_one_out
 from evaluation.scoring import EvaluationError, normalise_policy
+from judging.machine_agreement import agreement_job_start, agreement_stored
+from judging.models import MachineJudge
 from judging.policies import DEFAULT_POLICY
+from judging.tasks import machine_agreement_job
 from workbench.access.audit import audit_record
 from workbench.jobs import lifecycle as jobs
 from workbench.jobs import subjobs
@@ -177,8 +180,21 @@ def _boards(progress: jobs.Progress, joined: dict, extras: dict | None = None) -
             written.append(path.name)
         except EvaluationError as exc:
             skipped[policy] = str(exc)
+    if not board_store.stored(board_extras.extra_name(job.collection.pk, version, DEFAULT_POLICY, board_extras.POOLS)):
+        progress.step("every pool's statistics")  # no board stored them (none could be evaluated yet)
+        board_extras.store_pools(job.collection, version)
+    _machine_agreements(job.collection)
     progress.step("done", **({"done": len(policies), "total": len(policies)} if counted else {}))
     progress.finish(boards=written, skipped=skipped, version=version)
+
+
+def _machine_agreements(collection: Collection) -> None:
+    """A job per machine judge whose agreement with the humans at this state is not stored nor being computed
+    (:mod:`judging.machine_agreement`): its page then reads it rather than ranking every run twice."""
+    for judge in MachineJudge.objects.filter(collection=collection).select_related("collection"):
+        figures, pending = agreement_stored(judge)
+        if figures is None and pending is None:
+            agreement_job_start(judge, task=machine_agreement_job)
 
 
 @task(takes_context=True)

@@ -13,6 +13,7 @@ from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
 from evaluation import (
+    board_files,
     board_pages,
     measure_choices,
     plots,
@@ -31,7 +32,7 @@ from evaluation.scoring import EvaluationError, parse_requests
 from evaluation.tables import RunTable, TopicTable, leaderboard_table, overlap_table
 from evaluation.tasks import build_release, evaluate_collection
 from judging.exchange import judgments_jsonl
-from judging.policies import uses_machine
+from judging.policies import DEFAULT_POLICY, uses_machine
 from judging.qrels import POLICIES
 from pooling import selectors as pooling_selectors
 from pooling import strategies
@@ -325,6 +326,19 @@ def curves(request: HttpRequest, collection: Collection) -> HttpResponse:
         "query": request.GET.urlencode(), "organizer": may_organize(request.user, collection)})
 
 
+def _pool_statistics(pool) -> tuple[dict | None, Job | None]:
+    """(the pool's statistics, the board job computing the current ones): what the version's board job stored;
+    while a job computes them, the newest older version's (with the job: "updating"), or none yet (None, job:
+    "being computed"); when no job will store them, computed here (once per version)."""
+    stats = selectors.stored_pool_statistics(pool)
+    if stats is not None:
+        return stats, None
+    job = board_files.pending_job(pool.collection)
+    if job is None or DEFAULT_POLICY not in job.params.get("policies", []):
+        return selectors.pool_statistics(pool), None
+    return selectors.stored_pool_statistics(pool, latest=True), job
+
+
 @results_view()
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
@@ -333,15 +347,19 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     pool = pooling_selectors.pool_named(collection, name) if name else pooling_selectors.default_pool(collection)
     if pool is None:
         raise Http404("No such pool.")
-    stats = selectors.pool_statistics(pool)
+    stats, updating = _pool_statistics(pool)
+    if stats is None:
+        return render(request, "evaluation/pool_computing.html", {"collection": collection, "pool": pool,
+                                                                  "job": updating})
     runs = pooling_selectors.pool_run_rows(pool, stats)
     overlap = overlap_table(stats.get("overlap", {}),
                             run_url=lambda tag: reverse("evaluation:run", args=[collection.slug, tag]),
                             request=request, prefix="o-")
     runs_table = tables.contributions_table(runs, collection, request)
     judged = selectors.judged_figures(collection, pool.name)
-    topic_rows = [{"qid": q, "relevant": 0, **stats["topics"][q], "judged": judged.topics[q]["judged_in_pool"],
-                   "judgments": judged.topics[q]["judgments"]}
+    topic_rows = [{"qid": q, "relevant": 0, **stats["topics"][q],
+                   "judged": judged.topics.get(q, {}).get("judged_in_pool", 0),
+                   "judgments": judged.topics.get(q, {}).get("judgments", 0)}  # an older version's topics (updating)
                   for q in strategies.sorted_topics(stats.get("topics", {}))]
     topics_table = tables.rows_table(topic_rows, [
         ("qid", "Topic", lambda r: reverse("evaluation:topic", args=[collection.slug, r["qid"]])),
@@ -357,6 +375,6 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     return render(request, "evaluation/pool.html", {
         "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
         "overlap_table": overlap, "query": tables.query_without_export(request), "topics_table": topics_table,
-        "estimates_table": estimates,
+        "estimates_table": estimates, "updating": updating,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": may_organize(request.user, collection)})

@@ -1,9 +1,17 @@
 """How far a machine assessor agrees with the humans, always on topics its calibration did not see: Cohen's
 kappa (binary and weighted), AUC, the confusion matrix, and Kendall's tau / tau_ap between the run rankings
-under the machine's and the humans' qrels (``judging.machine.calibration`` computes; this module reads)."""
+under the machine's and the humans' qrels (``judging.machine.calibration`` computes; this module reads).
+
+Ranking every run twice takes seconds at TREC size (143 runs: 3 s on a quiet machine): the page never computes it.
+A background job (:data:`KIND`, queued by the board job once the collection changed, or by the page when nothing
+computes the judge's current state) stores the figures in its result, keyed by the state they depend on
+(:func:`_state`); the page reads them, or says they are being computed with the job's progress.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 
 import numpy as np
@@ -18,8 +26,16 @@ from judging.models import Judgment, MachineJudge
 from judging.policies import HUMAN
 from judging.qrels import qrels
 from workbench.cache import LRU
+from workbench.jobs import lifecycle as jobs
+from workbench.jsonsafe import numpy_scalar
+from workbench.models import Job
 
-__all__ = ["machine_agreement"]
+__all__ = ["KIND", "agreement_job_start", "agreement_stored", "machine_agreement", "store_agreement"]
+
+#: the ``Job.kind`` of a judge's agreement computed in the background (its figures kept in the job's result)
+KIND = "machine agreement"
+#: the page's figures: the command's defaults
+PAGE_FOLDS = 2
 
 #: figures per state of what they depend on (:func:`_state`): the page shown again costs a few look-ups
 _figures = LRU(size=32)
@@ -96,3 +112,60 @@ def _machine_agreement(judge: MachineJudge, folds: int, train_topics) -> dict:
     rankings = _rankings(collection, human, held) if len(both) else {
         "runs": 0, "tau": math.nan, "tau_ap": math.nan, "tau_top10": math.nan, "systems": []}
     return {"judge": judge.name, "kind": judge.kind, **figures, **rankings}
+
+
+# ----------------------------------------------------------------------------------- stored by a job
+def _state_key(state: tuple) -> str:
+    return hashlib.sha1(repr(state).encode()).hexdigest()[:16]
+
+
+def _jobs_of(judge: MachineJudge):
+    """The agreement jobs of the judge, newest first (its collection's few: matched on their params here)."""
+    found = Job.objects.filter(collection_id=judge.collection_id, kind=KIND).order_by("-id")[:50]
+    return [job for job in found if job.params.get("judge") == judge.pk]
+
+
+def agreement_stored(judge: MachineJudge) -> tuple[dict | None, Job | None]:
+    """What the page shows: (the figures of the judge's current state, None) once a job stored them; else
+    (None, the job that will: queued, or running on this state; a failed one, which says why) or (None, None)
+    when no job computes them. A few look-ups: nothing is computed."""
+    state = _state(judge)
+    key = (state, PAGE_FOLDS, None)
+    found = _figures.get(key)
+    if found is not None:
+        return dict(found), None
+    wanted = _state_key(state)
+    for job in _jobs_of(judge):
+        if job.status == Job.Status.QUEUED:  # a queued job computes the state it finds when it runs
+            return None, job
+        if job.params.get("state") != wanted:
+            continue
+        if job.status == Job.Status.DONE and "figures" in job.result:
+            figures = json.loads(job.result["figures"])  # JSON text: NaN (not enough data) as it was
+            _figures.put(key, figures)
+            return dict(figures), None
+        return None, job  # running on this state, or failed on it
+    return None, None
+
+
+def agreement_job_start(judge: MachineJudge, *, task, user=None) -> Job:
+    """Queue ``task`` (:func:`judging.tasks.machine_agreement_job`) for the judge, unless one is queued already."""
+    queued = next((job for job in _jobs_of(judge) if job.status == Job.Status.QUEUED), None)
+    if queued is not None:
+        return queued
+    return jobs.job_start(task, kind=KIND, user=user, collection=judge.collection,
+                          params={"judge": judge.pk, "name": judge.name, "state": _state_key(_state(judge))})
+
+
+def store_agreement(progress: jobs.Progress) -> dict:
+    """The job's work: the figures of the judge's state when it runs (the state recorded in its params), kept
+    in its result as JSON text (NaN stays NaN; a database's JSON column refuses it)."""
+    job = progress.job
+    judge = MachineJudge.objects.select_related("collection").get(pk=job.params["judge"])
+    state = _state(judge)
+    job.params = {**job.params, "state": _state_key(state)}
+    job.save(update_fields=["params"])
+    progress.step("ranking every run under the humans' qrels and the machine's")
+    figures = _machine_agreement(judge, PAGE_FOLDS, None)
+    _figures.put((state, PAGE_FOLDS, None), figures)
+    return {"figures": json.dumps(figures, default=numpy_scalar)}

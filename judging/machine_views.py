@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from judging.forms import MachineJudgeForm
 from judging.machine import JUDGES
 from judging.machine.base import JudgeError
-from judging.machine_agreement import machine_agreement
+from judging.machine_agreement import agreement_job_start, agreement_stored
 from judging.machine_services import (
     MACHINE_JOB,
     endpoint_choices,
@@ -23,7 +23,7 @@ from judging.machine_services import (
 )
 from judging.models import MachineJudge
 from judging.queueing import AUDIT_SHARE, queues_route
-from judging.tasks import machine_judge
+from judging.tasks import machine_agreement_job, machine_judge
 from pooling.models import Pool
 from workbench.access.rules import organizer_required
 from workbench.models import Collection, Job
@@ -103,7 +103,13 @@ def machine_agreement_page(request: HttpRequest, slug: str, name: str) -> HttpRe
     judge = MachineJudge.objects.filter(collection=collection, name=name).first()
     if judge is None:
         raise Http404("No such machine judge.")
-    figures = machine_agreement(judge)
+    figures, job = agreement_stored(judge)
+    if figures is None and job is None:  # nothing computes the judge's current state: a job will
+        agreement_job_start(judge, task=machine_agreement_job, user=request.user)
+        figures, job = agreement_stored(judge)  # (a worker that runs jobs at once has computed it)
+    if figures is None:
+        return render(request, "judging/machine_agreement_computing.html", {
+            "collection": collection, "judge": judge, "job": job})
     rows = list(zip(figures["grades"], figures["confusion"], strict=True))
     return render(request, "judging/machine_agreement.html", {
         "collection": collection, "judge": judge, "f": figures, "rows": rows})

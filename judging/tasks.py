@@ -8,9 +8,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 from django_tasks import task
 
+from judging import machine_agreement
 from judging.machine_import import FLAGGED_SAID, machine_labels_import
 from judging.machine_services import (
     MAX_FAILURES,
@@ -211,6 +213,18 @@ def import_dataset(job_id: int) -> None:
                                f"({summary.documents:,} documents)"])
 
 
+@task()
+def machine_agreement_job(job_id: int) -> None:
+    """A machine judge's agreement with the humans (``judging.machine_agreement``), kept in the job's result for
+    its page."""
+    with jobs.running(job_id) as progress:
+        result = machine_agreement.store_agreement(progress)
+        job = progress.job
+        progress.finish(**result, url=reverse("judging:machine_agreement", args=[job.collection.slug,
+                                                                                 job.params["name"]]),
+                        label="See the agreement")
+
+
 #: this app's jobs (registered by workbench.jobs.kinds.autodiscover)
 JOB_KINDS = (
     JobKind("qrels import", "Qrels import", import_qrels, params=("directory", "assessor"),
@@ -221,4 +235,6 @@ JOB_KINDS = (
             params=("judge_id", "pool_id"), help="A machine assessor judges a pool; resumable, split by topic."),
     JobKind("dataset import", "Dataset import", import_dataset, params=("location", "split"),
             help="A collection's topics, qrels and corpus (by reference) from irds:ID or a BEIR folder."),
+    JobKind(machine_agreement.KIND, "Machine agreement", machine_agreement_job, params=("judge", "name"),
+            help="How far a machine judge agrees with the humans: kappa, AUC, the run rankings under both qrels."),
 )

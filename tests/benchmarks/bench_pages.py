@@ -138,7 +138,21 @@ def prepare(tmp: Path, args) -> tuple[dict, list[str]]:
     shutil.rmtree(board.board_dir(), ignore_errors=True)
     seconds, _ = timed(lambda: board.build(collection, DEFAULT_POLICY))
     rows.append(f"| board job (everything it stores) | {seconds:.1f} s |")
+    seconds, _ = timed(lambda: machine_agreements(collection))
+    rows.append(f"| the machine judge's agreement (a job the board job queues) | {seconds:.1f} s |")
     return env, rows
+
+
+def machine_agreements(collection) -> None:
+    """What the board job queues after the boards, run here: each machine judge's agreement with the humans."""
+    from evaluation import tasks
+    from judging.machine_agreement import KIND
+    from judging.tasks import machine_agreement_job
+    from workbench.models import Job
+
+    tasks._machine_agreements(collection)
+    for job in Job.objects.filter(collection=collection, kind=KIND, status=Job.Status.QUEUED):
+        machine_agreement_job.call(job.pk)
 
 
 def main() -> int:

@@ -9,7 +9,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from evaluation import selectors
+from evaluation import cache, selectors, tasks
+from judging.qrels import qrels as judged_qrels
+from pooling import selectors as pooling_selectors
 from pooling.models import Pool
 from pooling.services import pool_build
 from tests import factories
@@ -51,3 +53,81 @@ def test_a_pool_extended_is_counted_anew(pool):
     pool_build(collection=pool.collection, name="main", depth=3, seed=1)
     pool.refresh_from_db()
     assert selectors.pool_statistics(pool)["size"] == 10  # 301: 3 + 3, 302: 2 + 2
+
+
+# ------------------------------------------------------------------ stored by the board job, read by the page
+PAGE = "/collections/robust/pool/"
+
+
+def _queue_only(settings):
+    """Jobs wait for a worker that never comes (the dummy backend)."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
+
+
+def _not_in_the_request(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pool statistics were computed in the request")
+
+    monkeypatch.setattr(pooling_selectors, "pool_statistics", refuse)
+
+
+def test_the_board_job_stores_every_pools_statistics_and_the_page_only_reads_them(client, organizer, pool, tmp_path,
+                                                                                   monkeypatch):
+    judge(tmp_path, "301 0 d1-0 1\n302 0 e2-1 1\n")
+    computed = pooling_selectors.pool_statistics(pool, judged_qrels(pool.collection))
+    tasks.request_board(pool.collection)  # what a change asks for (the job runs at once here)
+    cache.clear_caches()  # a fresh web worker
+    assert selectors.stored_pool_statistics(pool) == computed  # the same figures, read back
+    _not_in_the_request(monkeypatch)
+    client.force_login(organizer)
+    page = client.get(PAGE).content.decode()
+    assert "<strong>8</strong> pooled documents" in page and "being computed" not in page
+    assert selectors.pool_statistics(pool) == computed  # a team's pool contributions read them too
+
+
+@pytest.mark.parametrize("judged", [True, False])  # not judged yet: no board, the pool's figures all the same
+def test_with_nothing_stored_the_page_says_the_figures_are_being_computed_then_shows_them(client, organizer, pool,
+                                                                                          settings, monkeypatch,
+                                                                                          tmp_path, judged):
+    if judged:
+        judge(tmp_path, "301 0 d1-0 1\n")
+    _queue_only(settings)
+    job = tasks.request_board(pool.collection)
+    client.force_login(organizer)
+    with monkeypatch.context() as patched:
+        _not_in_the_request(patched)
+        waiting = client.get(PAGE)
+        assert waiting.status_code == 200 and 'id="pool-computing"' in waiting.content.decode()
+        assert "(waiting for a worker)" in waiting.content.decode()
+    tasks.build_board.call(job.pk)  # the worker comes
+    _not_in_the_request(monkeypatch)
+    page = client.get(PAGE).content.decode()
+    assert "<strong>8</strong> pooled documents" in page and "being computed" not in page
+
+
+def test_while_the_job_computes_new_figures_the_page_shows_the_previous_ones_marked(client, organizer, pool, tmp_path,
+                                                                                   settings, monkeypatch,
+                                                                                   django_capture_on_commit_callbacks):
+    tasks.request_board(pool.collection)
+    _queue_only(settings)
+    settings.BOARD_ON_CHANGE = True
+    with django_capture_on_commit_callbacks(execute=True):  # the judgment asks for the board once committed
+        judge(tmp_path, "301 0 d1-0 1\n")
+    _not_in_the_request(monkeypatch)
+    client.force_login(organizer)
+    body = client.get(PAGE).content.decode()
+    assert 'id="pool-updating"' in body and "<strong>8</strong> pooled documents" in body
+
+
+def test_with_no_job_to_store_them_the_page_computes_them_as_before(client, organizer, pool):
+    """No board job queued nor stored (a deployment without a worker's boards): the page is not left waiting."""
+    client.force_login(organizer)
+    page = client.get(PAGE).content.decode()
+    assert "<strong>8</strong> pooled documents" in page and "being computed" not in page
+
+
+def test_who_may_not_see_the_results_is_refused_while_the_figures_are_computed(client, outsider, pool, settings):
+    _queue_only(settings)
+    tasks.request_board(pool.collection)
+    client.force_login(outsider)
+    assert client.get(PAGE).status_code in (403, 404)
