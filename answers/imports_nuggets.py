@@ -153,9 +153,9 @@ def _store_assignments(collection: Collection, matched: list, assessor: str) -> 
             kept.append((answer, bank, nugget, value))
         pairs = kept
     rows: dict[str, list] = {"answer": [p[0] for p in pairs], "nugget": [p[2] for p in pairs],
-                             "bank": [p[1] for p in pairs], "assignment": [p[3] for p in pairs],
-                             "previous": [latest[(p[0], p[2])][0] if (p[0], p[2]) in latest else None for p in pairs]
-                             if latest else [None] * len(pairs)}
+                             "bank": [p[1] for p in pairs], "assignment": [p[3] for p in pairs]}
+    if latest:  # else no record revises another: the column is left to its NULL, not bound 92,000 times
+        rows["previous"] = [latest[(p[0], p[2])][0] if (p[0], p[2]) in latest else None for p in pairs]
     # rows as columns, without a model instance each (as judging's qrels import: bulk_create spent 96 of 100 s
     # on 92,000 assignments)
     # provenance as JSON text per row: a constant would be prepared as a driver's JSON object (psycopg's Jsonb),

@@ -119,7 +119,8 @@ def answer_pool_build(*, collection: Collection, kind: str, name: str | None = N
     # as columns, without a model instance each (workbench.collections.bulk)
     added = insert_columns(AnswerPoolItem, {
         "topic": items["topic"].to_numpy(), "answer": items["answer"].to_numpy(),
-        "sentence": [None if pd.isna(s) else int(s) for s in items["sentence"]], "docno": items["docno"].tolist(),
+        "sentence": [None if s is None or s != s else int(s) for s in items["sentence"].tolist()],  # None or NaN
+        "docno": items["docno"].tolist(),
         "judging_order": items["judging_order"].to_numpy()}, {"pool": pool.pk})
     total = pool.items.count()
     return AnswerPoolSummary(pool, added, total, pool.items.values("topic").distinct().count())
