@@ -9,12 +9,14 @@ from pathlib import PurePosixPath
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
 
 from evaluation import (
     board_files,
     board_pages,
+    cache,
     measure_choices,
     plots,
     pool_estimates,
@@ -339,6 +341,15 @@ def _pool_statistics(pool) -> tuple[dict | None, Job | None]:
     return selectors.stored_pool_statistics(pool, latest=True), job
 
 
+def _pool_tables_html(request: HttpRequest, pool, updating, **found) -> dict:
+    """The pool page's tables are the same for every visitor asking the same query of the same figures (a 143-run
+    overlap matrix is most of the page's time): rendered once per version, figures (current or an older
+    version's) and query string."""
+    key = (cache.version(pool.collection), "pool page tables", pool.pk, updating is None, request.GET.urlencode())
+    return cache.cached(key, lambda: {name: mark_safe(table.as_html(request))  # noqa: S308 - django-tables2's HTML
+                                      for name, table in found.items()})
+
+
 @results_view()
 def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     """The pool: how it was built, size per topic, unique contributions per run, run-to-run overlap."""
@@ -373,8 +384,8 @@ def pool_page(request: HttpRequest, collection: Collection) -> HttpResponse:
     if exported:
         return exported
     return render(request, "evaluation/pool.html", {
-        "collection": collection, "pool": pool, "stats": stats, "runs_table": runs_table, "judged": judged,
-        "overlap_table": overlap, "query": tables.query_without_export(request), "topics_table": topics_table,
-        "estimates_table": estimates, "updating": updating,
+        "collection": collection, "pool": pool, "stats": stats, "judged": judged,
+        "tables_html": _pool_tables_html(request, pool, updating, runs=runs_table, overlap=overlap, topics=topics_table),
+        "query": tables.query_without_export(request), "estimates_table": estimates, "updating": updating,
         **pooling_selectors.pool_page_facts(pool, stats, runs),
         "organizer": may_organize(request.user, collection)})

@@ -131,3 +131,19 @@ def test_who_may_not_see_the_results_is_refused_while_the_figures_are_computed(c
     tasks.request_board(pool.collection)
     client.force_login(outsider)
     assert client.get(PAGE).status_code in (403, 404)
+
+
+def test_the_page_shown_again_after_a_judgment_shows_the_new_figures(client, organizer, pool, tmp_path):
+    """The page's tables are rendered once per version: a judgment makes a new one."""
+    from tests.evaluation.test_matrix_pages import tables_of
+
+    client.force_login(organizer)
+    judge(tmp_path, "301 0 d1-0 1\n")
+
+    def relevant() -> dict[str, str]:
+        table = tables_of(client.get(PAGE))["Contributions per run"]
+        return {row[0]["text"]: row[6]["text"] for row in table["rows"]}
+
+    assert relevant() == relevant() == {"one": "1", "two": "0"}
+    judge(tmp_path, "301 0 d1-1 1\n302 0 e1-1 1\n")
+    assert relevant() == {"one": "1", "two": "2"}
