@@ -256,22 +256,30 @@ def request_board(collection: Collection, policies: list[str] | None = None) -> 
                           params={"policies": wanted})
 
 
-#: a collection's board job starts at most this often: assessors judging without pause would otherwise keep
-#: the worker rebuilding boards back to back, taking the web workers' CPU (docs/benchmarks.md)
-BOARD_EVERY_SECONDS = 10
+#: a collection's board job starts this long after its last one ended at the earliest: assessors judging without
+#: pause would otherwise keep the worker rebuilding boards back to back, on the web workers' cores
+#: (docs/benchmarks.md)
+BOARD_PAUSE_SECONDS = 10
 
 
 def _board_task(collection: Collection):
-    """:func:`build_board`, deferred until ``BOARD_EVERY_SECONDS`` after the start of the collection's last
-    board job when that was more recent (where the task backend can defer: the worker's can)."""
-    every = getattr(settings, "BOARD_EVERY_SECONDS", BOARD_EVERY_SECONDS)
-    if not every or not build_board.get_backend().supports_defer:
+    """:func:`build_board`, deferred (where the task backend can defer: the worker's can) until
+    ``BOARD_PAUSE_SECONDS`` after the collection's last board job ended, or, while it runs, after it should end
+    (its start and the duration of the one before)."""
+    pause = timedelta(seconds=getattr(settings, "BOARD_PAUSE_SECONDS", BOARD_PAUSE_SECONDS))
+    if not pause or not build_board.get_backend().supports_defer:
         return build_board
-    started = (Job.objects.filter(collection=collection, kind=board_files.KIND, started_at__isnull=False)
-               .order_by("-started_at").values_list("started_at", flat=True).first())
-    if started is None or started + timedelta(seconds=every) <= timezone.now():
+    last = list(Job.objects.filter(collection=collection, kind=board_files.KIND, parent=None,
+                                   started_at__isnull=False)
+                .order_by("-started_at").values_list("started_at", "finished_at")[:2])
+    if not last:
         return build_board
-    return build_board.using(run_after=started + timedelta(seconds=every))
+    started, ended = last[0]
+    if ended is None:  # running: it should take as long as the one before
+        ended = started + (last[1][1] - last[1][0] if len(last) > 1 and last[1][1] else timedelta(0))
+    if ended + pause <= timezone.now():
+        return build_board
+    return build_board.using(run_after=ended + pause)
 
 
 @task()

@@ -1,6 +1,6 @@
 """What one judgment costs the server: the queries of the judging page and of a judgment's post, and the board job
-a burst of judgments asks for (one, started at most every BOARD_EVERY_SECONDS). 20 assessors judging at once
-spend the server's time on these two requests (tests/benchmarks/judging_during_import.py)."""
+a burst of judgments asks for (one, started BOARD_PAUSE_SECONDS after the last one ended at the earliest). 20
+assessors judging at once spend the server's time on these (tests/benchmarks/judging_during_import.py)."""
 
 from __future__ import annotations
 
@@ -73,21 +73,24 @@ def test_a_burst_of_judgments_queues_one_board_job(judging_client, assessor, set
     assert Job.objects.filter(kind=board_files.KIND).count() == 1
 
 
-def test_a_board_job_asked_soon_after_the_last_one_started_waits_for_its_turn(pool, settings):
+def test_a_board_job_asked_soon_after_the_last_one_waits_for_a_pause_after_it(pool, settings):
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}}
-    settings.BOARD_EVERY_SECONDS = 10
-    collection = pool.collection
+    settings.BOARD_PAUSE_SECONDS = 10
+    collection, now = pool.collection, timezone.now()
     first = tasks.request_board(collection)
     assert _run_after(first) is None, "the first board job after a quiet while starts at once"
-    started = timezone.now() - timedelta(seconds=3)
-    Job.objects.filter(pk=first.pk).update(status=Job.Status.RUNNING, started_at=started)
+    Job.objects.filter(pk=first.pk).update(status=Job.Status.DONE, started_at=now - timedelta(seconds=8),
+                                           finished_at=now - timedelta(seconds=3))
     second = tasks.request_board(collection)
     assert second.pk != first.pk
-    assert _run_after(second) == started + timedelta(seconds=10), "ten seconds after the last one started"
+    assert _run_after(second) == now + timedelta(seconds=7), "ten seconds after the last one ended"
     assert tasks.request_board(collection).pk == second.pk, "one queued job per collection"
-    Job.objects.filter(pk=second.pk).update(status=Job.Status.DONE, started_at=started - timedelta(seconds=30))
-    Job.objects.filter(pk=first.pk).update(status=Job.Status.DONE, started_at=started - timedelta(seconds=20))
-    assert _run_after(tasks.request_board(collection)) is None, "the last one started long ago: at once"
+    Job.objects.filter(pk=second.pk).update(status=Job.Status.RUNNING, started_at=now - timedelta(seconds=1))
+    third = tasks.request_board(collection)
+    assert _run_after(third) == now + timedelta(seconds=14), "while one runs: its start, the last one's 5 s, 10 s"
+    Job.objects.filter(pk__in=[first.pk, second.pk, third.pk]).update(
+        status=Job.Status.DONE, started_at=now - timedelta(seconds=60), finished_at=now - timedelta(seconds=50))
+    assert _run_after(tasks.request_board(collection)) is None, "the last one ended long ago: at once"
 
 
 def _run_after(job: Job):
