@@ -2,12 +2,14 @@
 
 On a fresh database (SQLite file, or PostgreSQL ``h_f_bench``): the collection of ``load_import.py`` (40 topics,
 a depth-100 pool) assigned to 20 assessors, gunicorn (4 sync workers) and one ``db_worker`` (the board jobs).
-20 client threads judge without pause; after a few seconds ``manage.py import_runs`` imports 150 generated runs
-(40 topics x ``depth`` documents each, written beforehand). Printed per phase (before the import, during it,
-after it while the worker rebuilds the board): judgment posts and next-document pages, p50/p95/max, failures.
-Target: p95 <= 300 ms during the import, nothing failed.
+20 client threads judge without pause (the stress case), or each pausing ``--think-ms`` (+-50 %) on a document
+before grading it, as a person reading it does; after a few seconds ``manage.py import_runs`` imports 150 generated
+runs (40 topics x ``depth`` documents each, written beforehand). Printed per phase (before the import, during it,
+after it while the worker rebuilds the board): judgment posts and next-document pages, p50/p95/max, failures, and
+when the worker's board jobs ran. Target: p95 <= 300 ms during the import, nothing failed.
 
     .venv/bin/python tests/benchmarks/judging_during_import.py [--database sqlite|postgres] [--depth 500]
+        [--think-ms 2000] [--worker-nice 10]
 """
 
 from __future__ import annotations
@@ -40,15 +42,20 @@ class PageTimedAssessor(TimedAssessor):
     """Also records (start, latency, ok) of every next-document page (GET of a judging item), and the status
     of every post that was not accepted."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, think_ms: int = 0, seed: int = 0):
         super().__init__(name)
         self.pages: list[tuple[float, float, bool]] = []
         self.refused: list[int] = []
+        self.think_ms, self.rng, self.read = think_ms, random.Random(seed), False
 
     def request(self, path, data=None):
+        if self.think_ms and self.read and data is not None and "grade" in data:
+            # reading the document shown before grading it (a double submit or a retry follows without a pause)
+            self.stop.wait(self.think_ms / 1000 * self.rng.uniform(0.5, 1.5))
         start = time.monotonic()
         status, location, page = super().request(path, data)
-        if data is None and path.startswith("/judge/item/"):
+        self.read = data is None and path.startswith("/judge/item/")
+        if self.read:
             self.pages.append((start, time.monotonic() - start, status == 200))
         if data is not None and "grade" in data and status != 302:
             self.refused.append(status)
@@ -100,18 +107,32 @@ def _environment(database: str, tmp: Path) -> dict:
     return env
 
 
-def _serve(env: dict, tmp: Path) -> tuple[list[subprocess.Popen], int]:
+def _serve(env: dict, tmp: Path, worker_nice: int = 0) -> tuple[list[subprocess.Popen], int]:
     port = _free_port()
     log = open(tmp / "server.log", "w")  # noqa: SIM115 - lives as long as the servers
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "workbench.wsgi", "--workers", "4", "--bind",
                                f"127.0.0.1:{port}", "--log-level", "warning"], cwd=ROOT, env=env, stdout=log,
                               stderr=subprocess.STDOUT)
     worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--no-reload"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT)
+                              stdout=log, stderr=subprocess.STDOUT,
+                              preexec_fn=(lambda: os.nice(worker_nice)) if worker_nice else None)
     return [server, worker], port
 
 
-def judging_during_import(database: str, runs: int = 150, depth: int = 500, assessors: int = 20) -> list[str]:
+def _board_jobs(env: dict, since: float) -> str:
+    """When the worker's board jobs started and ended, in seconds from ``since`` (a wall-clock time)."""
+    code = ("from workbench.models import Job\n"
+            "for s, f in Job.objects.filter(kind='board', started_at__isnull=False).order_by('started_at')"
+            ".values_list('started_at', 'finished_at'):\n"
+            "    print(s.timestamp(), f.timestamp() if f else '')\n")
+    out = _manage(env, "shell", "-v", "0", "-c", code, capture_output=True, text=True).stdout.split("\n")
+    spans = [line.split(" ") for line in out if line.strip()]
+    return ", ".join(f"{float(s) - since:.0f}..{float(f) - since:.0f} s" if f else f"{float(s) - since:.0f} s.."
+                     for s, f in spans if float(s) >= since - 1)
+
+
+def judging_during_import(database: str, runs: int = 150, depth: int = 500, assessors: int = 20,
+                          think_ms: int = 0, worker_nice: int = 0) -> list[str]:
     """Print the table of one database; the targets missed, as lines."""
     with tempfile.TemporaryDirectory() as scratch:
         tmp = Path(scratch)
@@ -120,9 +141,9 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
         _setup(env, tmp, names)
         paths = write_runs(tmp, runs, depth)
         size = sum(p.stat().st_size for p in paths)
-        processes, port = _serve(env, tmp)
+        processes, port = _serve(env, tmp, worker_nice)
         load_judging.BASE = f"http://127.0.0.1:{port}"
-        people = [PageTimedAssessor(n) for n in names]
+        people = [PageTimedAssessor(n, think_ms, seed=i) for i, n in enumerate(names)]
         threads: list[threading.Thread] = []
         try:
             for _ in range(150):
@@ -138,9 +159,10 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
             time.sleep(2)
             before = time.monotonic()
             time.sleep(8)
-            start = time.monotonic()
-            _manage(env, "import_runs", "load", *map(str, paths), capture_output=True)
-            end = time.monotonic()
+            start, started_at = time.monotonic(), time.time()
+            _manage(env, "import_runs", "load", *map(str, paths), capture_output=True,  # a worker's job, as the
+                    preexec_fn=(lambda: os.nice(worker_nice)) if worker_nice else None)  # console starts it
+            end, ended_at = time.monotonic(), time.time()
             time.sleep(15)  # the board job of the new runs, in the worker
             after = time.monotonic()
         finally:  # the assessors stop before the server: a request cut short by the shutdown is no failure
@@ -151,10 +173,13 @@ def judging_during_import(database: str, runs: int = 150, depth: int = 500, asse
             for process in processes:
                 process.terminate()
                 process.wait(timeout=60)
+        boards = _board_jobs(env, started_at)
     posts = [x for p in people for x in p.posts]
     pages = [x for p in people for x in p.pages]
+    pace = f"each pausing {think_ms} ms (+-50 %) on a document" if think_ms else "without pause"
     print(f"\n{database}: {runs} runs ({size / 2**20:.0f} MiB) imported in {end - start:.1f} s while {assessors} "
-          f"assessors judge; load average {os.getloadavg()[0]:.2f}\n\n"
+          f"assessors judge {pace}; load average {os.getloadavg()[0]:.2f}; board jobs (s from the import's start, "
+          f"which ended at {ended_at - started_at:.0f} s): {boards or 'none'}\n\n"
           "| phase | request | count | p50 | p95 | max | failed |\n|---|---|---:|---:|---:|---:|---:|")
     for phase, (a, b) in (("before the import (8 s)", (before, start)), ("during the import", (start, end)),
                           ("after it (15 s, board job)", (end, after))):
@@ -176,5 +201,11 @@ if __name__ == "__main__":
     parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--runs", type=int, default=150)
     parser.add_argument("--depth", type=int, default=500)
+    parser.add_argument("--think-ms", type=int, default=0,
+                        help="each assessor's pause on a document before grading it (default 0: no pause)")
+    parser.add_argument("--worker-nice", type=int, default=0,
+                        help="the niceness of the db_worker and of the import (a job of the worker when the console "
+                             "starts it); default 0")
     options = parser.parse_args()
-    sys.exit("\n".join(judging_during_import(options.database, options.runs, options.depth)) or None)
+    sys.exit("\n".join(judging_during_import(options.database, options.runs, options.depth, think_ms=options.think_ms,
+                                              worker_nice=options.worker_nice)) or None)
