@@ -22,6 +22,7 @@ import numpy as np
 
 from evaluation.engine.context import log2_table
 from evaluation.engine.qrels import Qrels
+from evaluation.engine.ranking import sorted_distinct
 from evaluation.engine.spec import MeasureError, _strtol
 
 
@@ -171,7 +172,7 @@ def gain_model(qrels: Qrels, pairs: tuple = ()) -> GainModel:
         return qrels._cache[key]
     n_rel_levels = qrels.num_rel_levels()
     n_topics = len(qrels.topics)
-    distinct = np.unique(n_rel_levels) if n_topics else np.zeros(0, np.int64)
+    distinct = sorted_distinct(n_rel_levels) if n_topics else np.zeros(0, np.int64)
     group = np.searchsorted(distinct, n_rel_levels)
     top = int(max(qrels.levels.max(initial=0), max((_strtol(k) for k, _ in pairs), default=0)))
     lookup, orders = _gain_lookup(distinct, pairs, top)

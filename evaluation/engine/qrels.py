@@ -15,15 +15,18 @@ documents get codes (positions in the qrels' vocabulary) for the join with runs.
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from workbench.formats.arrays import as_arrow_strings, from_numpy, to_numpy
-from workbench.formats.checks import string_hashes
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+# pyarrow is imported by the functions that use it, not here: Qrels made by :meth:`Qrels.from_codes` (the
+# command line's small files, :mod:`evaluation.engine.small_files`) are evaluated without it.
 
 
 def _pandas():
@@ -32,14 +35,34 @@ def _pandas():
     return sys.modules.get("pandas")
 
 
+def as_arrow_strings(values) -> pa.Array:
+    """:func:`workbench.formats.arrays.as_arrow_strings` (imported on first use)."""
+    from workbench.formats.arrays import as_arrow_strings as arrow_strings
+
+    return arrow_strings(values)
+
+
+def string_hashes(strings) -> np.ndarray:
+    """:func:`workbench.formats.checks.string_hashes` (imported on first use)."""
+    from workbench.formats.checks import string_hashes as hashes
+
+    return hashes(strings)
+
+
 def sorted_unique(arr: pa.Array) -> pa.Array:
     """Distinct strings in ``strcmp`` (byte) order."""
+    import pyarrow.compute as pc
+
     uniq = pc.unique(arr)
     return uniq.take(pc.sort_indices(uniq))
 
 
 def codes_in(arr: pa.Array, vocabulary: pa.Array) -> np.ndarray:
     """Position of each string of ``arr`` in ``vocabulary`` (int64), -1 where absent."""
+    import pyarrow.compute as pc
+
+    from workbench.formats.arrays import to_numpy
+
     return to_numpy(pc.index_in(arr, value_set=vocabulary), -1).astype(np.int64, copy=False)
 
 
@@ -58,6 +81,10 @@ def _vocabulary(docno: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray | Non
     """Distinct docnos, the code of each docno among them, and their :func:`string_hashes`: found by
     sorting the hashes (faster than arrow's string hash table), checked on the strings; should two
     docnos share a hash, arrow's ``unique`` / ``index_in`` instead (and no hashes)."""
+    import pyarrow.compute as pc
+
+    from workbench.formats.arrays import from_numpy
+
     hashes = string_hashes(docno)
     distinct, first, code = np.unique(hashes, return_index=True, return_inverse=True)
     vocabulary = docno.take(from_numpy(first))
@@ -65,6 +92,22 @@ def _vocabulary(docno: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray | Non
         return vocabulary, code.astype(np.int64, copy=False), distinct
     vocabulary = pc.unique(docno)
     return vocabulary, codes_in(docno, vocabulary), None
+
+
+def _judgments(tcode: np.ndarray, dcode: np.ndarray, grades: np.ndarray, values: np.ndarray | None,
+               n_topics: int, n_docs: int) -> tuple[dict, tuple[int, int] | None]:
+    """The judgments as :class:`Qrels` keeps them (keys sorted, grades, fractional values, level counts),
+    and the (topic, doc) codes of a docno judged twice in a topic, or None."""
+    n_docs = max(n_docs, 1)
+    keys = tcode * n_docs + dcode
+    order = np.argsort(keys, kind="stable")
+    keys, grades, tcode = keys[order], grades[order], tcode[order]
+    values = None if values is None else values[order]
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if dup.size:
+        k = int(keys[dup[0]])
+        return {}, (k // n_docs, k % n_docs)
+    return {"keys": keys, "grades": grades, **_level_stats(tcode, grades, n_topics), "values": values}, None
 
 
 def _level_stats(tcode: np.ndarray, grades: np.ndarray, n_topics: int) -> dict:
@@ -89,12 +132,11 @@ def _level_stats(tcode: np.ndarray, grades: np.ndarray, n_topics: int) -> dict:
 class Qrels:
     """Judgments of one qrels file, sorted by (topic, docno), with per-topic level counts.
 
-    Build with :meth:`from_frame` (columns ``qid``, ``docno``, ``rel``); reuse for every run.
+    Build with :meth:`from_frame` (columns ``qid``, ``docno``, ``rel``) or :meth:`from_codes` (Python
+    lists, without pyarrow); reuse for every run.
     """
 
     topics: list[str]
-    topic_array: pa.Array
-    vocabulary: pa.Array
     keys: np.ndarray          # topic * n_docs + doc, sorted, unique
     grades: np.ndarray        # int64, aligned with keys
     levels: np.ndarray        # distinct grades >= 0, ascending
@@ -104,6 +146,29 @@ class Qrels:
     values: np.ndarray | None = None  # fractional grades (float64, aligned with keys), else None
     relevant_from: float = 1.0        # with fractional grades: grade >= this is relevant (``grades`` 1)
     _cache: dict = field(default_factory=dict, repr=False)
+    _docnos: list[str] | None = field(default=None, repr=False)  # the vocabulary as made by from_codes
+
+    @functools.cached_property
+    def topic_array(self) -> pa.Array:
+        """The topics as arrow strings (made on first use when built by :meth:`from_codes`)."""
+        from workbench.formats.arrays import from_strings  # not pa.array, which imports pandas
+
+        return from_strings(self.topics)
+
+    @functools.cached_property
+    def vocabulary(self) -> pa.Array:
+        """The docno of each document code, as arrow strings (made on first use when built by
+        :meth:`from_codes`)."""
+        from workbench.formats.arrays import from_strings
+
+        return from_strings(self._docnos)
+
+    @property
+    def docnos(self) -> list[str]:
+        """The docno of each document code, as Python strings."""
+        if self._docnos is None:
+            self._docnos = self.vocabulary.to_pylist()
+        return self._docnos
 
     @classmethod
     def from_frame(cls, frame, *, fractional_from: float | None = None) -> Qrels:
@@ -117,6 +182,10 @@ class Qrels:
 
         Raises ``ValueError`` for a docno judged twice in a topic (trec_eval refuses it too).
         """
+        import pyarrow as pa
+
+        from workbench.formats.arrays import to_numpy
+
         qid = as_arrow_strings(frame["qid"])
         docno = as_arrow_strings(frame["docno"])
         rel = frame["rel"]
@@ -131,22 +200,34 @@ class Qrels:
         topic_array = sorted_unique(qid)
         tcode = topic_codes(frame["qid"], topic_array)
         vocabulary, dcode, hashes = _vocabulary(docno)
-        n_docs = max(len(vocabulary), 1)
-        keys = tcode * n_docs + dcode
-        order = np.argsort(keys, kind="stable")
-        keys, grades, tcode = keys[order], grades[order], tcode[order]
-        values = None if values is None else values[order]
-        dup = np.flatnonzero(keys[1:] == keys[:-1])
-        if dup.size:
-            k = int(keys[dup[0]])
-            raise ValueError(f"document {vocabulary[k % n_docs].as_py()!r} is judged twice for topic "
-                             f"{topic_array[k // n_docs].as_py()!r}")
-        qrels = cls(topics=topic_array.to_pylist(), topic_array=topic_array, vocabulary=vocabulary,
-                    keys=keys, grades=grades, **_level_stats(tcode, grades, len(topic_array)), values=values,
+        fields, dup = _judgments(tcode, dcode, grades, values, len(topic_array), len(vocabulary))
+        if dup is not None:
+            raise ValueError(f"document {vocabulary[dup[1]].as_py()!r} is judged twice for topic "
+                             f"{topic_array[dup[0]].as_py()!r}")
+        qrels = cls(topics=topic_array.to_pylist(), **fields,
                     relevant_from=1.0 if fractional_from is None else float(fractional_from))
+        qrels.topic_array, qrels.vocabulary = topic_array, vocabulary
         if hashes is not None:
             qrels._cache["vocabulary_hashes"] = hashes
         return qrels
+
+    @classmethod
+    def from_codes(cls, topics: list[str], docnos: list[str], tcode: np.ndarray, dcode: np.ndarray,
+                   grades: np.ndarray) -> Qrels:
+        """The :meth:`from_frame` of judgments already coded, without pyarrow: ``topics`` in ``strcmp``
+        order, distinct ``docnos``, and for each judgment its topic's and docno's positions in them and
+        its integer grade. Raises ``ValueError`` for a docno judged twice in a topic.
+
+        >>> q = Qrels.from_codes(["1", "2"], ["a", "b"], np.array([1, 0, 0]), np.array([0, 1, 0]), np.array([1, 0, 2]))
+        >>> q.topics, q.num_rel(1).tolist(), q.num_rel(2).tolist()
+        (['1', '2'], [1, 1], [1, 0])
+        """
+        grades = np.asarray(grades).astype(np.int64, copy=False)
+        fields, dup = _judgments(np.asarray(tcode, dtype=np.int64), np.asarray(dcode, dtype=np.int64), grades,
+                                 None, len(topics), len(docnos))
+        if dup is not None:
+            raise ValueError(f"document {docnos[dup[1]]!r} is judged twice for topic {topics[dup[0]]!r}")
+        return cls(topics=list(topics), **fields, _docnos=list(docnos))
 
     def without(self, drop: np.ndarray) -> Qrels:
         """These judgments less those where ``drop`` (bool, aligned with ``keys``) is set: what a
@@ -169,7 +250,7 @@ class Qrels:
         counts = self.level_counts.copy()
         np.subtract.at(counts, (tcode[judged], np.searchsorted(self.levels, grades[judged])), 1)
         present = counts.sum(axis=0) > 0
-        child = Qrels(topics=self.topics, topic_array=self.topic_array, vocabulary=self.vocabulary,
+        child = Qrels(topics=self.topics, _docnos=self._docnos,
                       keys=self.keys[keep], grades=self.grades[keep], levels=self.levels[present],
                       level_counts=counts[:, present],
                       unjudged_counts=self.unjudged_counts - np.bincount(tcode[~judged], minlength=len(self.topics)),
@@ -178,6 +259,9 @@ class Qrels:
         for name in ("vocabulary_hashes", "topic_position"):
             if name in self._cache:
                 child._cache[name] = self._cache[name]
+        for name in ("topic_array", "vocabulary"):  # the arrow arrays, once made, are shared
+            if name in self.__dict__:
+                child.__dict__[name] = self.__dict__[name]
         child._cache["parent"] = (self, keep)
         return child
 
@@ -189,7 +273,7 @@ class Qrels:
 
     @property
     def n_docs(self) -> int:
-        return max(len(self.vocabulary), 1)
+        return max(len(self._docnos) if self._docnos is not None else len(self.vocabulary), 1)
 
     def num_rel(self, level: int) -> np.ndarray:
         """Relevant documents per topic: judged with grade >= ``level`` (trec_eval's R)."""

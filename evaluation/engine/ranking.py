@@ -24,12 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from evaluation.engine.join import match, run_columns
 from evaluation.engine.qrels import Qrels
-from workbench.formats.arrays import from_numpy, to_numpy
+
+# pyarrow (and the join, which needs it) is imported by the functions that rank run files, not here: a
+# ranking made without it (the command line's small files, :mod:`evaluation.engine.small_files`) is scored
+# by the same kernels, which import this module.
 
 NONPOOL, UNJUDGED = -1, -2
 PAD = np.iinfo(np.int32).min
@@ -98,6 +98,15 @@ class Ranked:
 _BLOCK = 1 << 16  # lines handled together where a whole-array temporary would be large
 
 
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of a 1-d array, without importing ``numpy.ma`` (numpy 2's ``unique`` does on
+    its first call: a tenth of the command line's start-up)."""
+    ordered = np.sort(values)
+    if ordered.size < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
 def _sort_key(topic: np.ndarray, score: np.ndarray, base: int) -> np.ndarray:
     """uint64 ``(segment = base + topic, score descending as float32)``: ascending keys give trec_eval's
     order but for ties. The score's float32 bits are made order-preserving (-0.0 folded into +0.0) and
@@ -131,6 +140,11 @@ def _break_ties(order: np.ndarray, key: np.ndarray, docno) -> np.ndarray:
     same = np.concatenate(tied)  # positions p where sorted lines p and p + 1 tie
     if not same.size:
         return order
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from workbench.formats.arrays import from_numpy, to_numpy
+
     pos = np.union1d(same, same + 1)
     starts_group = np.concatenate(([True], ~np.isin(pos[1:] - 1, same)))
     group = np.cumsum(starts_group)
@@ -145,6 +159,9 @@ def _prepare(qrels: Qrels, r: int, run) -> tuple:
     """Rank one run's lines whose topic the qrels have (run ``r``'s segments are ``r * n_topics + topic``):
     its number of lines, lines per qrels topic, and for its judged lines in rank order their position
     in the run's sorted lines, their judgment (index into ``qrels.keys``) and their segment."""
+    from evaluation.engine.join import match, run_columns
+    from workbench.formats.arrays import from_numpy
+
     topic, docno, score, hashes = run_columns(qrels, run)
     rows, judgments = match(qrels, topic, docno, hashes)
     if not (topic >= 0).all():
@@ -166,7 +183,7 @@ def _chunks(topic: np.ndarray) -> list[tuple[int, int]]:
     if not topic.size:
         return []
     change = np.flatnonzero(topic[1:] != topic[:-1]) + 1
-    if change.size + 1 != np.unique(topic[np.concatenate(([0], change))]).size:
+    if change.size + 1 != sorted_distinct(topic[np.concatenate(([0], change))]).size:
         return [(0, int(topic.size))]  # some topic's lines are not contiguous
     bounds, start = [], 0
     for end in [*change.tolist(), int(topic.size)]:
@@ -280,7 +297,7 @@ def blocks(ranked: Ranked) -> list[Block]:
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     bucket = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
     out = []
-    for b in np.unique(bucket):
+    for b in sorted_distinct(bucket):
         rows = np.flatnonzero(bucket == b)
         c = counts[rows]
         width = max(int(c.max()), 1)
