@@ -112,3 +112,24 @@ def test_django_starts_without_the_libraries_only_some_work_needs():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "SERVER_WARM_UP": "0"})
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
+def test_trec_eval_on_small_files_runs_on_numpy_alone(tmp_path):
+    """``manage.py trec_eval`` on small, clean files (most command-line uses) reads and ranks them in plain
+    Python: the libraries it loads beyond numpy cost more than the evaluation, so neither pandas nor pyarrow
+    (nor ``numpy.ma``, which ``np.unique`` imports) is imported, whatever the measures; a large run still is."""
+    qrels, run, large = tmp_path / "q", tmp_path / "r", tmp_path / "large"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    run.write_text("1 Q0 d2 1 2.0 mine\n1 Q0 d1 2 1.0 mine\n2 Q0 d3 1 1.0 mine\n")
+    large.write_text("".join(f"1 Q0 x{i} {i} 1.0 mine\n" for i in range(60_000)))
+    code = ("import contextlib, io, runpy, sys; sys.argv = ['manage.py', 'trec_eval', *sys.argv[1:]]\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            "    runpy.run_path('manage.py', run_name='__main__')\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'scipy', 'django'}),"
+            " 'numpy.ma' in sys.modules)")
+    for measures in (["-m", "map"], ["-q", "-m", "all_trec"], ["-q", "-J", "-m", "all_ext"]):
+        done = subprocess.run([sys.executable, "-c", code, *measures, str(qrels), str(run)], cwd=ROOT,
+                              capture_output=True, text=True)
+        assert (done.returncode, done.stdout.strip()) == (0, "[] False"), done.stderr
+    done = subprocess.run([sys.executable, "-c", code, str(qrels), str(large)], cwd=ROOT, capture_output=True, text=True)
+    assert (done.returncode, done.stdout.split("]")[0]) == (0, "['pyarrow'"), done.stderr

@@ -263,47 +263,62 @@ def _evaluate(opts: Options, stdout: TextIO, stderr: TextIO) -> int:
     except MeasureError as exc:
         stderr.write(f"trec_eval: {exc}\n")
         return exc.exit_code
-    from evaluation.engine.qrels import Qrels
-    from workbench.formats import FormatError, read_qrels_table
+    from evaluation.engine import small_files
 
     qrels_path, run_paths = opts.files[0], opts.files[1:]
     relevant_from = _fractional_level(opts)
     if opts.fractional and relevant_from is None:
         stderr.write(f"trec_eval: -l {opts.level_text!r}: the relevance level must be a number\n")
         return 1
-    notes: list[str] = []
-    try:
-        table = read_qrels_table(qrels_path, grades="fractional" if opts.fractional else "truncate", notes=notes)
-        qrels = Qrels.from_frame(table, fractional_from=relevant_from if opts.fractional else None)
-    except (FormatError, OSError, ValueError) as exc:
-        stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
-        return 2
-    stderr.write("".join(f"trec_eval: warning: {note}\n" for note in notes))
+    # a small, clean qrels file is read without pyarrow (small_files), anything else by workbench.formats
+    qrels = None if opts.fractional else small_files.read_qrels(qrels_path)
+    small = qrels is not None
+    if qrels is None:
+        from evaluation.engine.qrels import Qrels
+        from workbench.formats import FormatError, read_qrels_table
+
+        notes: list[str] = []
+        try:
+            table = read_qrels_table(qrels_path, grades="fractional" if opts.fractional else "truncate", notes=notes)
+            qrels = Qrels.from_frame(table, fractional_from=relevant_from if opts.fractional else None)
+        except (FormatError, OSError, ValueError) as exc:
+            stderr.write(f"trec_eval: {_one_line(exc, qrels_path)}\n")
+            return 2
+        stderr.write("".join(f"trec_eval: warning: {note}\n" for note in notes))
     for run_path in run_paths:  # several run files (a workbench extension): one block of lines each
-        code = _evaluate_run(opts, qrels, run_path, stdout, stderr, name_it=len(run_paths) > 1)
+        code = _evaluate_run(opts, qrels, run_path, stdout, stderr, name_it=len(run_paths) > 1, small=small)
         if code:
             return code
     return 0
 
 
-def _evaluate_run(opts: Options, qrels, run_path: str, stdout: TextIO, stderr: TextIO, *, name_it: bool = False
-                  ) -> int:
-    """One run file's lines; with several files each block starts with its runid line."""
+def _evaluate_run(opts: Options, qrels, run_path: str, stdout: TextIO, stderr: TextIO, *, name_it: bool = False,
+                  small: bool = False) -> int:
+    """One run file's lines; with several files each block starts with its runid line. ``small``: the qrels
+    were read by :mod:`~evaluation.engine.small_files`, which may then read and rank the run too."""
+    from evaluation.engine import small_files
     from evaluation.engine.evaluator import Evaluator
     from evaluation.engine.spec import MeasureError
-    from workbench.formats import FormatError, read_run_arrays
 
-    try:
-        source = sys.stdin.buffer if run_path == "-" else run_path
-        run = read_run_arrays(source, name=run_path)
-    except (FormatError, OSError, ValueError) as exc:
-        stderr.write(f"trec_eval: {_one_line(exc, run_path)}\n")
-        return 2
+    run = small_files.read_run(run_path) if small else None
+    if run is None:
+        from workbench.formats import FormatError, read_run_arrays
+
+        try:
+            source = sys.stdin.buffer if run_path == "-" else run_path
+            run = read_run_arrays(source, name=run_path)
+        except (FormatError, OSError, ValueError) as exc:
+            stderr.write(f"trec_eval: {_one_line(exc, run_path)}\n")
+            return 2
     try:
         evaluator = Evaluator(qrels, opts.measures or None, relevance_level=opts.level,
                               judged_only=opts.judged_only, max_depth=opts.max_depth,
                               complete=opts.complete, num_docs_in_coll=opts.coll_size)
-        result = evaluator.evaluate(run, tag=run.tag)
+        if isinstance(run, small_files.SmallRun):
+            ranked = small_files.rank(qrels, run, max_depth=opts.max_depth, judged_only=opts.judged_only)
+            result = evaluator.score(ranked, {0: run.tag})[run.tag]
+        else:
+            result = evaluator.evaluate(run, tag=run.tag)
     except MeasureError as exc:
         stderr.write(f"trec_eval: {exc}\n")
         return exc.exit_code
