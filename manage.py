@@ -16,7 +16,6 @@ import ast
 import os
 import sys
 from importlib import import_module
-from pathlib import Path
 
 
 def standalone(name: str) -> str | None:
@@ -24,13 +23,18 @@ def standalone(name: str) -> str | None:
     for ``STANDALONE = True``; None when its module declares neither (or there is no such command)."""
     if not name.isidentifier():
         return None
-    root = Path(__file__).resolve().parent
-    for path in root.glob(f"*/management/commands/{name}.py"):
-        for node in ast.parse(path.read_bytes()).body:
+    root = os.path.dirname(os.path.realpath(__file__))  # os.path, not pathlib: this runs before every command
+    for app in sorted(os.listdir(root)):
+        path = os.path.join(root, app, "management", "commands", f"{name}.py")
+        if app.startswith(".") or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as handle:
+            body = ast.parse(handle.read()).body
+        for node in body:
             if (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["STANDALONE"]
                     and isinstance(node.value, ast.Constant) and node.value.value not in (None, False)):
                 value = node.value.value
-                return value if isinstance(value, str) else ".".join(path.relative_to(root).with_suffix("").parts) + ":Command"
+                return value if isinstance(value, str) else f"{app}.management.commands.{name}:Command"
     return None
 
 
