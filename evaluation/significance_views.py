@@ -160,6 +160,14 @@ def _tables(request: HttpRequest, collection, choice: dict, measure: str, pairs:
     return matrix_table, tables.pairs_table(records, collection, request)
 
 
+def _tables_html(request: HttpRequest, collection, choice: dict, measure: str, *found) -> list[str]:
+    """The tables' HTML, the same for every visitor asking the same query: rendered once per version of the
+    collection, choice and query string (a 143-run matrix is most of the numbers page's time)."""
+    key = (cache.version(collection), "significance tables", measure, choice["test"], choice["correction"],
+           choice["qrels_policy"], choice["assessor"], request.GET.urlencode())
+    return cache.cached(key, lambda: [mark_safe(table.as_html(request)) for table in found])  # noqa: S308 - django-tables2's
+
+
 def _heatmap(collection, choice: dict, measure: str, pairs: pd.DataFrame) -> tuple[str, int]:
     """:func:`evaluation.heatmap.heatmap_svg` of the pairs, drawn once per version of the collection and choice
     (the same key as the pairs': a page shown again only reads it)."""
@@ -199,9 +207,9 @@ def significance(request: HttpRequest, collection) -> HttpResponse:
         if exported:
             return exported
     heatmap, n_runs = _heatmap(collection, choice, measure, pairs)
+    tables_html = _tables_html(request, collection, choice, measure, matrix_table, pairs_table) if inline else None
     return render(request, "evaluation/significance.html", {
-        **_context(request, collection, choice, measure, pairs), "matrix_table": matrix_table,
-        "pairs_table": pairs_table, "heatmap": mark_safe(heatmap), "n_runs": n_runs, "classes": CLASSES,  # noqa: S308 - escaped in heatmap_svg
+        **_context(request, collection, choice, measure, pairs), "tables_html": tables_html, "heatmap": mark_safe(heatmap), "n_runs": n_runs, "classes": CLASSES,  # noqa: S308 - escaped in heatmap_svg
         "table_open": inline or not heatmap})
 
 
@@ -218,5 +226,5 @@ def significance_numbers(request: HttpRequest, collection) -> HttpResponse:
     if exported:
         return exported
     return render(request, "evaluation/significance_numbers.html", {
-        **_context(request, collection, choice, measure, pairs), "matrix_table": matrix_table,
-        "pairs_table": pairs_table})
+        **_context(request, collection, choice, measure, pairs),
+        "tables_html": _tables_html(request, collection, choice, measure, matrix_table, pairs_table)})
