@@ -8,9 +8,13 @@ when one is found: ``--trec-eval PATH`` (or ``$TREC_EVAL``), or built with ``mak
 https://github.com/usnistgov/trec_eval given as ``--trec-eval-src DIR`` (or ``$TREC_EVAL_SRC``), as
 bench_engine.py does, else ``trec_eval`` on the PATH. pip's pytrec_eval(-terrier) ships trec_eval's code as a
 Python extension, not the binary, so without one the ratio is not printed. On a machine others are using,
-every figure grows alike: compare them with ``python -c pass`` of the same run.
+every figure grows alike: compare them with ``python -c pass`` of the same run. ``--only trec_eval``: the
+rows of the engine's command line alone (no database prepared, no Django command), beside ``import numpy``
+with one BLAS thread (all it loads on small files, as ``manage.py`` starts it) and ``import numpy,
+pyarrow.compute`` (what larger files add).
 
-Run: .venv/bin/python tests/benchmarks/bench_startup.py [--repeats 7] [--trec-eval PATH | --trec-eval-src DIR]
+Run: .venv/bin/python tests/benchmarks/bench_startup.py [--repeats 7] [--only trec_eval]
+     [--trec-eval PATH | --trec-eval-src DIR]
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ def prepare(folder: Path, env: dict) -> tuple[Path, Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--only", choices=["trec_eval"], help="only the engine's command line and its libraries")
     parser.add_argument("--trec-eval", help="trec_eval's C binary (or $TREC_EVAL, else trec_eval on the PATH)")
     parser.add_argument("--trec-eval-src", type=Path, help="a trec_eval source checkout to build (or $TREC_EVAL_SRC)")
     args = parser.parse_args()
@@ -79,9 +84,16 @@ def main() -> None:
             binary, why = Path(shutil.which("trec_eval")), ""
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "WORKBENCH_VAR_DIR": str(folder),
                "DJANGO_DEBUG": "0", "DJANGO_SETTINGS_MODULE": "workbench.settings"}
-        qrels, run = prepare(folder, env)
+        if args.only:
+            qrels, run = folder / "one.qrels", folder / "one.run"
+            qrels.write_text("1 0 d1 1\n")
+            run.write_text("1 Q0 d1 1 1.0 one\n")
+        else:
+            qrels, run = prepare(folder, env)
         manage = [sys.executable, "manage.py"]
         cases = [("python -c pass (the interpreter alone)", [sys.executable, "-c", "pass"]),
+                 ("import numpy, one BLAS thread (trec_eval on small files)",  # as manage.py sets it
+                  [sys.executable, "-c", "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; import numpy"]),
                  ("import numpy, pyarrow.compute (the engine's libraries)",
                   [sys.executable, "-c", "import numpy, pyarrow.compute"]),
                  ("django.setup() (what a Django command starts with)",
@@ -92,6 +104,9 @@ def main() -> None:
                  ("manage.py compare QRELS RUN RUN (2 lines)",
                   [*manage, "compare", str(folder / "two.qrels"), *[str(folder / "two.run")] * 2]),
                  ("manage.py curves QRELS RUN", [*manage, "curves", str(qrels), str(run)])]
+        if args.only:
+            cases = [case for case in cases if "django" not in case[0] and (
+                not case[0].startswith("manage.py") or case[0].startswith("manage.py trec_eval"))]
         if binary is not None:
             cases.insert(1, ("trec_eval (C binary)", [str(binary), str(qrels), str(run)]))
         rows = [(name, *timed(argv, env, args.repeats)) for name, argv in cases]
