@@ -15,6 +15,7 @@ no run is always judged first. :func:`answer_tasks_assign` gives a pool's topics
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Max
+from django.core.exceptions import EmptyResultSet
+from django.db import connections, transaction
+from django.db.models import Max, QuerySet
 
 from answers.models import Answer, AnswerPool, AnswerPoolItem, AnswerSentence, AnswerTask
 from pooling.services import PoolBuildSummary, PoolRefused, pool_build
@@ -80,6 +82,18 @@ def cited_pool_build(*, collection: Collection, name: str = "answers", depth: in
                       seed=seed)
 
 
+def _rows(rows: QuerySet) -> list[tuple]:
+    """A ``values_list``'s rows by its SQL (its ordering kept), without Django's row by row conversion; a JSON
+    field as the driver gives it (its text on SQLite, decoded on PostgreSQL)."""
+    try:
+        sql, params = rows.query.sql_with_params()
+    except EmptyResultSet:  # a filter no row can pass
+        return []
+    with connections[rows.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 def _candidates(collection: Collection, kind: str, tags: Sequence[str] | None) -> pd.DataFrame:
     """(topic, answer, sentence, docno) of every item the pool may hold."""
     answers = _answers(collection, tags)
@@ -87,9 +101,10 @@ def _candidates(collection: Collection, kind: str, tags: Sequence[str] | None) -
         rows = [(topic, pk, None, "") for pk, topic in answers.values_list("pk", "topic_id")]
     else:
         # a sentence citing nothing has no pair: its citations are not even read (JSON decoding is most of the time)
-        sentences = AnswerSentence.objects.filter(answer__in=answers).exclude(citations=[]).values_list(
-            "answer__topic_id", "answer_id", "pk", "citations")
-        rows = [(topic, answer, pk, seg) for topic, answer, pk, cited in sentences for seg in dict.fromkeys(cited)]
+        sentences = _rows(AnswerSentence.objects.filter(answer__in=answers).exclude(citations=[]).values_list(
+            "answer__topic_id", "answer_id", "pk", "citations"))
+        rows = [(topic, answer, pk, seg) for topic, answer, pk, cited in sentences
+                for seg in dict.fromkeys(json.loads(cited) if isinstance(cited, str) else cited)]
     return pd.DataFrame(rows, columns=["topic", "answer", "sentence", "docno"])
 
 
