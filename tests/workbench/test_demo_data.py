@@ -202,3 +202,24 @@ def test_the_demo_package_does_not_import_django():
     code = "import sys, workbench.demo; print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_example_files_are_the_demos_own_with_its_qrels_and_answers(demo, tmp_path):
+    """`build_demo --files DIR`: the files the documented command lines name (docs/commands.md)."""
+    from workbench.demo.examples import write_example_files
+
+    written = write_example_files(tmp_path / "demo-files")
+    folder = written.folder
+    assert {"topics.jsonl", "documents.jsonl", "qrels.txt", "judge.qrels", "qrels.sampled.txt", "nuggets.jsonl",
+            "assignments.jsonl"} <= set(written.names)
+    assert sorted(n for n in written.names if n.startswith("runs/")) == sorted(f"runs/{s.tag}.txt" for s in RUN_SPECS)
+    assert len([n for n in written.names if n.startswith("answers/")]) == 4
+    assert all((folder / name).stat().st_size for name in written.names)
+    for run in demo.runs:  # the same bytes as the demo collection's
+        assert (folder / "runs" / run.path.name).read_bytes() == run.path.read_bytes()
+    qrels = [line.split() for line in (folder / "qrels.txt").read_text().splitlines()]
+    assert len(qrels) == 428 and {q for q, *_ in qrels} == {str(q) for q in range(7, 31)}
+    judge = [line.split() for line in (folder / "judge.qrels").read_text().splitlines()]
+    assert {float(g) for *_, g in judge} == {0.0, 0.5, 1.0} and len(judge) == len(qrels)
+    sampled = [line.split() for line in (folder / "qrels.sampled.txt").read_text().splitlines()]
+    assert {tuple(s[:3]) + (s[4],) for s in sampled} == {tuple(q) for q in qrels} and {s[3] for s in sampled} == {"1"}

@@ -55,3 +55,13 @@ def test_build_demo_builds_a_judgeable_collection_and_keeps_it_on_rerun(db, clie
     call_command("build_demo", stdout=again)
     assert "exists: keeping its data" in again.getvalue()
     assert Judgment.objects.filter(assessor="assessor").count() == 1
+
+
+def test_build_demo_refuses_a_files_folder_that_is_a_file_in_one_line(db, tmp_path):
+    from django.core.management.base import CommandError
+
+    taken = tmp_path / "demo-files"
+    taken.write_text("a file, not a folder")
+    with pytest.raises(CommandError, match=r"demo-files: not a folder$"):
+        call_command("build_demo", files=str(taken), stdout=StringIO())
+    assert not Collection.objects.exists()
