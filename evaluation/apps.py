@@ -5,25 +5,34 @@ class EvaluationConfig(AppConfig):
     name = "evaluation"
 
     def ready(self) -> None:
-        from evaluation.engine import measure_families
-        from evaluation.reusability import ranking_agreement_rows, run_map_over
         from judging.extensions import (  # app registry: models load after ready()
             register_ranking_agreement,
             register_system_scores,
         )
 
-        register_ranking_agreement(ranking_agreement_rows)
-        register_system_scores(run_map_over)
-        measure_families.autodiscover()  # the measure families declared in modules of their own, registered once
-        from evaluation import release_parts
-
-        release_parts.autodiscover()  # every app's release_files.py adds its files to the release bundle
+        # the computations judging's pages call, imported when first called (they bring the engine: numpy, pandas);
+        # the measure families register when the engine is first imported, the release bundle's files when a
+        # bundle is first built (evaluation.release_parts)
+        register_ranking_agreement(_ranking_agreement_rows)
+        register_system_scores(_run_map_over)
         _recompute_boards_on_change()
 
     def warm_up(self) -> None:
         """What a server imports at start (``workbench.wsgi``) rather than on a visitor's first page. Not
         matplotlib: no page draws with it (:mod:`evaluation.plots`), only the curves' downloads."""
         import scipy.stats  # noqa: F401
+
+
+def _ranking_agreement_rows(collection) -> list[dict]:
+    from evaluation.reusability import ranking_agreement_rows
+
+    return ranking_agreement_rows(collection)
+
+
+def _run_map_over(collection, qrels_frame, topics: list) -> dict:
+    from evaluation.reusability import run_map_over
+
+    return run_map_over(collection, qrels_frame, topics)
 
 
 def _recompute_boards_on_change() -> None:

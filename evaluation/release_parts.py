@@ -4,7 +4,7 @@ An app's ``release_files`` module declares ``RELEASE_FILES``: functions ``(colle
 ReleaseFile`` (an empty list when the collection has nothing of theirs). The bundle holds every file they give
 and its README describes each with the file's ``about``. This lets answers put its nuggets, assignments and
 scores in the zip that evaluation builds, with no upward import: :func:`autodiscover` imports every project
-app's ``release_files`` module once, in ``EvaluationConfig.ready()``, as :mod:`workbench.home_sections` does.
+app's ``release_files`` module once, when a bundle is first built, as :mod:`workbench.home_sections` does.
 """
 
 from __future__ import annotations
@@ -42,9 +42,21 @@ def autodiscover() -> list[str]:
     return found
 
 
+#: the names autodiscover() found, once it has run
+_found: list[str] | None = None
+
+
+def _discover() -> list[Callable[..., list[ReleaseFile]]]:
+    """The registered functions, every app's module imported the first time only (not at start-up)."""
+    global _found
+    if _found is None:
+        _found = autodiscover()
+    return CONTRIBUTORS
+
+
 def files_for(collection, policy: str) -> list[ReleaseFile]:
     """Every contributed file of ``collection``'s bundle, in the contributors' order."""
-    return [part for contributor in CONTRIBUTORS for part in contributor(collection, policy)]
+    return [part for contributor in _discover() for part in contributor(collection, policy)]
 
 
 def texts(parts: list[ReleaseFile]) -> dict[str, str]:

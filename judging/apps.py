@@ -2,9 +2,8 @@ from django.apps import AppConfig
 
 
 class JudgingConfig(AppConfig):
+    """Nothing to set up at start-up: the machine judges register when :mod:`judging.machine` is first imported
+    (by the pages, commands and jobs that read them), the qrels upload kind with the job kinds
+    (:func:`workbench.jobs.kinds.discover`)."""
+
     name = "judging"
-
-    def ready(self) -> None:
-        from judging import machine, tasks  # noqa: F401 - tasks registers the qrels upload
-
-        machine.autodiscover()  # the machine judges' declarations (each its own module), registered once

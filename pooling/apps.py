@@ -2,9 +2,7 @@ from django.apps import AppConfig
 
 
 class PoolingConfig(AppConfig):
+    """Nothing to set up at start-up: the strategies register when :mod:`pooling.strategies.registry` is first
+    imported (the pool model's choices read it)."""
+
     name = "pooling"
-
-    def ready(self):
-        from pooling.strategies import registry
-
-        registry.autodiscover()  # the strategies' declarations (each its own module), registered once

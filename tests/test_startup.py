@@ -106,12 +106,39 @@ def test_the_strategy_registry_declares_without_importing_the_implementations():
 
 def test_django_starts_without_the_libraries_only_some_work_needs():
     """Every command and web worker pays django.setup(): SciPy, scikit-learn and matplotlib come with the work
-    that uses them (a calibration, a statistic, a plot), not with the registries every start-up reads."""
+    that uses them (a calibration, a statistic, a plot), numpy, pandas and pyarrow with the first run, qrels or
+    pool read, pydantic (django-ninja) with the HTTP API and psycopg with a PostgreSQL connection, not with the
+    apps and registries every start-up reads."""
     code = ("import sys, django; django.setup(); "
-            "print(sorted(m for m in ('scipy', 'sklearn', 'matplotlib') if m in sys.modules))")
+            "print(sorted(m for m in ('scipy', 'sklearn', 'matplotlib', 'numpy', 'pandas', 'pyarrow', 'pydantic',"
+            " 'ninja', 'psycopg') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "SERVER_WARM_UP": "0"})
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
+def test_a_command_loads_neither_the_pages_nor_the_api_and_the_registries_are_whole_when_read(tmp_path):
+    """A command runs Django's system checks but those of the pages (the URLconf, the templates, the admin): it
+    imports no view and not the HTTP API. What the apps declare is still all there when read: every job kind
+    (each app's tasks.py), every upload kind, every home page section and release file."""
+    code = ("import atexit, runpy, sys\n"
+            "def after():\n"
+            "    from evaluation import release_parts\n"
+            "    from workbench import home_sections\n"
+            "    from workbench.collections import uploads\n"
+            "    from workbench.jobs import kinds\n"
+            "    loaded = sorted(m for m in ('workbench.urls', 'workbench.api.v1', 'ninja') if m in sys.modules)\n"
+            "    kinds.discover(), home_sections._discover(), release_parts._discover()\n"
+            "    print(loaded, len(kinds.KINDS) >= 22, {'runs', 'qrels', 'machine_labels'} <= set(uploads.KINDS),\n"
+            "          len(home_sections.SECTIONS) > 0, len(release_parts.CONTRIBUTORS) > 0)\n"
+            "atexit.register(after)\n"
+            "sys.argv = ['manage.py', 'show_collection', 'no-such-collection']\n"
+            "runpy.run_path('manage.py', run_name='__main__')")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "WORKBENCH_VAR_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert done.returncode == 1 and done.stderr.startswith("Error: "), done.stderr  # checked, then refused
+    assert done.stdout.strip() == "[] True True True True", done.stderr
 
 
 def test_trec_eval_on_small_files_runs_on_numpy_alone(tmp_path):

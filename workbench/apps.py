@@ -2,25 +2,28 @@ from django.apps import AppConfig
 
 
 class WorkbenchConfig(AppConfig):
+    """What every process sets up: the signal that removes a deleted corpus reference's index. The rest is found
+    when first asked for, so that a command pays only for what it uses: the HTTP API (every app's ``api.py``)
+    when the URLconf is loaded (:mod:`workbench.api.v1`); the job kinds and the upload kinds (every app's
+    ``tasks.py``) when a page, the docs or the sweep reads them (:func:`workbench.jobs.kinds.discover`); the
+    home page's sections (:mod:`workbench.home_sections`) when a page shows them."""
+
     name = "workbench"
     verbose_name = "Test collections"
 
     def ready(self) -> None:
         from django.db.models.signals import post_delete
 
-        from workbench import tasks  # noqa: F401 - the console's upload kinds (topics, documents, runs), their jobs
-        from workbench.corpora.corpus import index_removed
+        from workbench.jobs import kinds  # noqa: F401 - gives the sweep its plans (discovered when it first sweeps)
         from workbench.models import CorpusReference
 
         # a reference deleted with its collection (or in the admin) leaves no index file behind
-        post_delete.connect(index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")
-        # every app's api.py adds its endpoints to the one API (workbench.api.core); api_console adds the organizers'
-        # console endpoints to workbench.api.core's router
-        from workbench import home_sections  # noqa: F401
-        from workbench.api import console as api_console  # noqa: F401
-        from workbench.api.core import autodiscover
-        from workbench.jobs import kinds as job_kinds  # noqa: F401
+        post_delete.connect(_index_removed, sender=CorpusReference, weak=False, dispatch_uid="corpus-index-removed")
 
-        autodiscover()
-        job_kinds.autodiscover()  # every app's tasks.py declares its job kinds (JOB_KINDS): registered once, here
-        home_sections.autodiscover()  # every app's home.py adds its task links to the home page (HOME_SECTIONS)
+
+def _index_removed(sender, instance, **kwargs) -> None:
+    """:func:`workbench.corpora.corpus.index_removed`, imported when a reference is deleted (it brings the
+    corpus readers, pyarrow)."""
+    from workbench.corpora.corpus import index_removed
+
+    index_removed(sender, instance=instance, **kwargs)

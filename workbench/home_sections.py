@@ -2,7 +2,7 @@
 module declares ``HOME_SECTIONS``, functions ``user -> list of TaskLink`` (label, url, count), and the home
 page and the assessor's queue show every link they give. This lets an app above judging (answers) put its
 tasks on pages that sit below it, with no upward import: :func:`autodiscover` imports every project app's
-``home`` module once, in ``WorkbenchConfig.ready()``, as :mod:`workbench.jobs.kinds` does for ``tasks``.
+``home`` module once, when a page first shows the sections, as :mod:`workbench.jobs.kinds` does for ``tasks``.
 Judging's own document queue stays the queue page itself, not a section.
 """
 
@@ -49,8 +49,20 @@ def autodiscover() -> list[str]:
     return found
 
 
+#: the names autodiscover() found, once it has run
+_found: list[str] | None = None
+
+
+def _discover() -> list[Callable[..., list[TaskLink]]]:
+    """The registered functions, every app's module imported the first time only (not at start-up)."""
+    global _found
+    if _found is None:
+        _found = autodiscover()
+    return SECTIONS
+
+
 def links_for(user) -> list[TaskLink]:
     """Every section's links for ``user`` (nothing for someone not logged in)."""
     if not getattr(user, "is_authenticated", False):
         return []
-    return [link for section in SECTIONS for link in section(user)]
+    return [link for section in _discover() for link in section(user)]

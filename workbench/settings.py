@@ -6,6 +6,7 @@ deployment is an error at start-up rather than a silent default.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import secrets
 import tempfile
@@ -101,13 +102,11 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "django_tables2",
     "django_tasks",
     "workbench.worker",  # before django_tasks_db: its db_worker (heartbeat, sweep of dead jobs) is the one run
     "django_tasks_db",
     "axes",
     "csp",
-    "ninja",  # the HTTP API's browsable docs (its templates and static files; workbench.api.core)
     "workbench",
     "pooling",
     "judging",
@@ -115,6 +114,15 @@ INSTALLED_APPS = [
     "answers",
     "participation",
 ]
+
+# Two libraries are not installed apps, because Django imports every installed app's package in
+# django.setup(), which every command pays: django-ninja (the HTTP API: pydantic and its endpoints' machinery)
+# and django-tables2 (the console's tables: its columns import django.contrib.postgres and psycopg). What an
+# app brings is named here instead, from their package folders (found, not imported): their templates, their
+# static files (the API docs' Swagger UI, served from this site, not a CDN: workbench.api.core) and
+# django-tables2's template tags, imported with the first page that renders a template.
+_PACKAGES = {name: Path(importlib.util.find_spec(name).submodule_search_locations[0])
+             for name in ("ninja", "django_tables2")}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -171,7 +179,7 @@ ROOT_URLCONF = "workbench.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", *(folder / "templates" for folder in _PACKAGES.values())],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -179,6 +187,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            "libraries": {"django_tables2": "django_tables2.templatetags.django_tables2"},
         },
     },
 ]
@@ -241,12 +250,14 @@ CLIENT_IP_HEADER = env_str("CLIENT_IP_HEADER", "") or ""
 AXES_CLIENT_IP_CALLABLE = "workbench.access.authentication.client_ip_address"
 
 LANGUAGE_CODE = "en-us"
+LOCALE_PATHS = [_PACKAGES["django_tables2"] / "locale"]  # its words, as an installed app's locale folder would give
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [folder / "static" for folder in _PACKAGES.values()]  # as their app folders would give them
 # serve straight from the apps' static folders too, so a deployment works before (or without) collectstatic
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start while collectstatic has not run

@@ -6,7 +6,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from workbench import views
-from workbench.api.core import api
+from workbench.api.v1 import api
 from workbench.console import account_views
 
 #: a database that refused outside a view (a middleware's write) answers the "busy, try again" page, not a 500
@@ -17,7 +17,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/", views.job, name="job"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("account/", account_views.account, name="account"),
-    path("api/v1/", api.urls),  # every app's endpoints (workbench.api.core: registered by each app's api.py)
+    path("api/v1/", api.urls),  # every app's endpoints (workbench.api.v1: each app's api.py, discovered here)
     path("console/<slug:slug>/pools/", include("pooling.urls")),
     path("console/<slug:slug>/participation/", include("participation.console_urls")),
     path("participate/", include("participation.urls")),

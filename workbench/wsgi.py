@@ -4,6 +4,7 @@ import os
 from django.apps import apps
 from django.conf import settings
 from django.core.wsgi import get_wsgi_application
+from django.urls import get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
 # A web worker's Arrow buffers come from the C library's allocator, which gives a request's memory back when
@@ -12,6 +13,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "workbench.settings")
 # pyarrow is imported; ARROW_DEFAULT_MEMORY_POOL in the environment still decides.
 os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 application = get_wsgi_application()
+# the URLconf (the pages' views, the HTTP API's endpoints: workbench.api.v1) when the server starts, not in its
+# first request; django.setup() alone (every command) does not load it
+get_resolver().url_patterns  # noqa: B018
 
 # Libraries some pages need but commands mostly do not (statistics, plots) are imported on first use, so
 # that a command starts fast. With SERVER_WARM_UP=1 a server imports them now (each app's config says what it

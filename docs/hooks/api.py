@@ -1,6 +1,6 @@
 """MkDocs hook: the HTTP API's endpoints, from its OpenAPI schema at build time.
 
-The schema is the one the server serves at ``/api/v1/openapi.json`` (``workbench.api.core``), exported by
+The schema is the one the server serves at ``/api/v1/openapi.json`` (``workbench.api.v1``), exported by
 django-ninja's ``manage.py export_openapi_schema`` in a process of its own (this build needs no database);
 each endpoint's method, path, summary, parameters and answers replace the line ``<!-- api-endpoints -->``
 of a page. An endpoint added to an app's ``api.py`` shows here without a change to the docs."""
@@ -21,7 +21,7 @@ _METHODS = ("get", "post", "put", "patch", "delete")
 def api_schema() -> dict:
     """The API's OpenAPI schema, as the server gives it."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings"}
-    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "export_openapi_schema", "--api", "workbench.api.core.api"],
+    done = subprocess.run([sys.executable, str(ROOT / "manage.py"), "export_openapi_schema", "--api", "workbench.api.v1.api"],
                           cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the API's schema could not be exported: {done.stderr.strip()[-500:]}")

@@ -37,16 +37,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from workbench.formats.ids import sorted_topics
 
-if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, pandas when a pool is built:
-    import pandas as pd  # not with the pool registry (every command's start-up reads CalParams)
+if TYPE_CHECKING:  # scipy and scikit-learn are imported when a model is trained, numpy and pandas when a pool is
+    import numpy as np  # built: not with the pool registry (every command's start-up reads CalParams)
+    import pandas as pd
     import scipy.sparse as sp
 
+    from .features import Features
+
 from .declaration import declared, param
-from .features import Features
 from .stopping import RULES, StopDecision, StopRule, make_rule, recall_estimate, relevant_estimate
 
 __all__ = ["ANCHORS", "CalParams", "CalPool", "Corpus"]
@@ -156,6 +156,8 @@ def _value(key: str, kind: str, text: str):
 class _Topic:
     def __init__(self, n_docs: int, budget: int | None, rng: np.random.Generator, query: sp.csr_matrix,
                  seeds: list[int], anchor: np.ndarray | None = None):
+        import numpy as np
+
         self.relevance = np.full(n_docs, -1, dtype=np.int8)  # -1 unknown, 0 / 1 judged (review or side)
         self.reviewed = np.zeros(n_docs, dtype=bool)
         self.side_member = np.zeros(n_docs, dtype=bool)
@@ -294,6 +296,8 @@ class CalPool:
     def _anchor(self, text: str) -> np.ndarray | None:
         """The text's BM25 per document over its highest; None if not anchored, if the features predate
         BM25 (stored at version 1, until the features job recomputes them) or if no document has a word."""
+        import numpy as np
+
         scores = self.features.bm25(text) if self.cal.anchor == "bm25" else None
         if scores is None or not scores.max() > 0:
             return None
@@ -340,6 +344,8 @@ class CalPool:
 
     def _refill(self, t: _Topic) -> bool:
         """Retrain and queue the next batch; False when every document has been reviewed."""
+        import numpy as np
+
         scores = self._scores(t)
         scores[t.reviewed] = -np.inf
         open_ = int((~t.reviewed).sum())
@@ -354,6 +360,8 @@ class CalPool:
         return bool(t.queue)
 
     def _scores(self, t: _Topic) -> np.ndarray:
+        import numpy as np
+
         matrix = self.features.matrix
         judged = np.array([d for d, _ in t.review], dtype=np.int64)
         labels = np.array([int(r) for _, r in t.review], dtype=np.int64)

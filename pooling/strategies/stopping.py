@@ -39,8 +39,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy comes with the first rule checked, not with the pool registry every start-up reads
+    import numpy as np
 
 __all__ = ["QBCB", "RULES", "Knee", "StopDecision", "StopRule", "Target", "clopper_pearson", "knee_point",
            "make_rule", "qbcb_threshold", "recall_estimate", "relevant_estimate"]
@@ -101,9 +103,12 @@ def knee_point(gain: np.ndarray) -> int:
     """1-based rank i of the knee of ``gain`` (cumulative relevant found after 1..s documents): the point
     farthest above the line from (0, 0) to (s, gain[s-1]).
 
+    >>> import numpy as np
     >>> knee_point(np.array([1, 2, 3, 3, 3, 3]))
     3
     """
+    import numpy as np
+
     s = len(gain)
     ranks = np.arange(1, s + 1, dtype=np.float64)
     distance = gain * s - ranks * gain[-1]  # proportional to the distance above the chord
@@ -137,6 +142,8 @@ class Knee(StopRule):
         s = len(review)
         if s < self.min_reviewed:
             return StopDecision(False, self.name, f"fewer than {self.min_reviewed} documents reviewed")
+        import numpy as np
+
         gain = np.cumsum(np.asarray(review, dtype=np.float64))
         i = knee_point(gain)
         rel_i, rel_s = gain[i - 1], gain[-1]

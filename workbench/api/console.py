@@ -1,6 +1,6 @@
 """Organizers' console endpoints: create a collection (the console's form; its creator becomes its organizer)
 and upload its files (the console's upload form and the same import job, one endpoint over every kind of
-``workbench.collections.uploads``), on ``workbench.api.core``'s router; imported by ``WorkbenchConfig.ready()``."""
+``workbench.collections.uploads``), on ``workbench.api.core``'s router; imported by ``workbench.api.v1``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from workbench.collections import uploads  # noqa: F401  (tasks registers the co
 from workbench.collections.selectors import is_organizer
 from workbench.console.forms import CollectionForm, GradeFormSet, UploadForm
 from workbench.console.views import DEFAULT_SCALE, save_collection, upload_start
+from workbench.jobs import kinds as job_kinds
 from workbench.models import Job
 
 router = Router()
@@ -102,7 +103,7 @@ def collection_create(request, body: CollectionIn):
 
 
 def _upload_help() -> str:
-    kinds = ", ".join(f"`{k.name}`" for k in uploads.KINDS.values())
+    kinds = ", ".join(f"`{k.name}`" for k in uploads.KINDS.values() if k.task.module_path.startswith("workbench."))
     return (f"The console's upload form: `kind` is what the files are ({kinds}, and the kinds the apps above add: "
             "`qrels`, `machine_labels`; another answers 400 naming them all), `files` the files (one for a kind "
             f"that takes one; archives ({', '.join(uploads.ARCHIVE_SUFFIXES)}) where the kind takes them), and the "
@@ -133,6 +134,7 @@ def upload(request, slug: str, kind: Form[str] = "", files: File[list[UploadedFi
     # kind and files are checked here, after the access check: a stranger learns nothing of the collection from
     # which fields it would have wanted (the form's own check names a missing file)
     collection = organized_collection(request.auth, slug)
+    job_kinds.discover()  # every app's tasks.py, with the upload kinds it declares
     chosen = uploads.KINDS.get(kind)
     if chosen is None:
         raise ApiRefused(400, f"kind {kind!r} is not one of {', '.join(uploads.KINDS)}" if kind

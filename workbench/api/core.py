@@ -3,7 +3,7 @@ and whose browsable docs are ``/api/v1/docs``.
 
 Each app keeps its endpoints in its own ``api.py`` (a ninja ``Router`` calling the same services and selectors
 as the app's pages) and adds them with :func:`register` when it is imported; :func:`autodiscover`, called by
-this app's ``AppConfig.ready()``, imports every app's ``api`` module (no app imports one above it).
+:mod:`workbench.api.v1` (the URLconf's API), imports every app's ``api`` module (no app imports one above it).
 
 A request is its token's user (``Authorization: Bearer TOKEN``, ``workbench.access.tokens``): the API takes no
 session, so no page's cookie can act through it (no CSRF). Every refusal is JSON ``{"detail": "..."}`` with a
@@ -13,13 +13,15 @@ input, 401 without a valid token, 403, 404, 409 for a rule of the track, 413 for
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Annotated
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
-from ninja import NinjaAPI, Router, Schema
+from django.shortcuts import render
+from ninja import NinjaAPI, Router, Schema, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import Field
@@ -73,7 +75,19 @@ class TokenAuth(HttpBearer):
         return user
 
 
-api = NinjaAPI(title="Pooling workbench API", version="1", urls_namespace="api-v1", auth=TokenAuth(),
+class LocalSwagger(Swagger):
+    """The browsable docs with the Swagger UI django-ninja ships, served from this site (its templates and static
+    files are in the settings' folders): what ninja renders when it is an installed app, which it is not (every
+    command's start-up would import it). Its other page loads the UI from a CDN, which the site's Content
+    Security Policy refuses."""
+
+    def render_page(self, request, api, **kwargs):
+        self.settings["url"] = self.get_openapi_url(api, kwargs)
+        return render(request, self.template, {"swagger_settings": json.dumps(self.settings, indent=1), "api": api,
+                                               "add_csrf": any(getattr(a, "csrf", False) for a in api.auth)})
+
+
+api = NinjaAPI(title="Pooling workbench API", version="1", urls_namespace="api-v1", auth=TokenAuth(), docs=LocalSwagger(),
                description="Participants submit runs, researchers fetch qrels and leaderboards, organizers start "
                            "and follow jobs, machine judges push labels. Send a personal token (made on your "
                            "account page, or with `manage.py create_token USER`) as `Authorization: Bearer TOKEN`.")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Coalesce
 
-from workbench.collections import runstore
 from workbench.models import Collection, Run, RunData
+
+if TYPE_CHECKING:  # pandas and the run store (pyarrow) come with the first run read, not with every start-up
+    import pandas as pd
 
 
 def is_organizer(user) -> bool:
@@ -61,6 +64,8 @@ def run_frames(collection: Collection, *, tags=None, contributing_only: bool = F
     """Decoded run entries (qid, docno, rank, score; see runstore) by run tag, cached in-process; with
     ``topics``, only those topics' rows (a part of a job split by topic: decoded for it, not cached); with
     ``depth``, at least each topic's first ``depth`` rows in ranking order (a depth-k pool: not cached)."""
+    from workbench.collections import runstore
+
     # not collection.runs: setting the known collection on each run reads the deferred collection_id (a query per run)
     runs = Run.objects.filter(collection_id=collection.pk)
     if tags is not None:
@@ -93,6 +98,8 @@ def _run_blobs(ids: list[int], *, depth: int | None = None) -> dict[int, bytes]:
     """The stored tables of these runs; for rows down to ``depth`` at most ``runstore.HEAD_DEPTH``, their heads
     where they have one (what a depth-k pool reads). On PostgreSQL in binary: Django's cursor receives bytea as
     hex text, twice the bytes, decoded in Python (most of a cold read of 150 runs)."""
+    from workbench.collections import runstore
+
     head = depth is not None and depth <= runstore.HEAD_DEPTH
     if connection.vendor != "postgresql":
         column = Coalesce("head", "table") if head else F("table")

@@ -29,7 +29,7 @@ from django.http.multipartparser import MultiPartParserError, TooManyFilesSent
 from django.shortcuts import render
 
 from workbench.collections import files as store
-from workbench.collections.services import ImportRefused
+from workbench.collections.refusals import ImportRefused
 from workbench.formats import archives as unpacking
 from workbench.formats.archives import safe_name
 

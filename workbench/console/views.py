@@ -17,6 +17,7 @@ from workbench.collections import services, uploads
 from workbench.console.forms import CollectionForm, GradeFormSet, RunsBulkForm, UploadForm
 from workbench.console.tables import JobTable, RunSelectTable, RunTable
 from workbench.corpora.corpus import document_for
+from workbench.jobs import kinds as job_kinds
 from workbench.jobs import lifecycle as jobs
 from workbench.models import Collection, Job
 
@@ -96,6 +97,7 @@ def console(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _upload_forms(kind_errors: tuple[str, UploadForm] | None = None) -> list[dict]:
+    job_kinds.discover()  # every app's tasks.py, with the upload kinds it declares
     forms = []
     for kind in uploads.KINDS.values():
         form = kind_errors[1] if kind_errors and kind_errors[0] == kind.name else UploadForm(prefix=kind.name)
@@ -123,6 +125,7 @@ def upload(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method != "POST":
         return render(request, "workbench/console/upload.html",
                       {"collection": collection, "uploads": _upload_forms(), **limits})
+    job_kinds.discover()  # every app's tasks.py, with the upload kinds it declares
     kind = uploads.KINDS.get(request.POST.get("kind", ""))
     if kind is None:
         messages.error(request, "Choose what you upload: " + ", ".join(k.label for k in uploads.KINDS.values()))

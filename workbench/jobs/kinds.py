@@ -4,11 +4,13 @@ job whose worker died may run again (it writes in one transaction, so a retry ca
 it splits into parts any worker claims, its part and join tasks.
 
 :func:`autodiscover` imports every project app's ``tasks`` module and registers what it declares, with the sweep's
-plan for a dead job of each task (:func:`workbench.jobs.lifecycle.recovery`, :func:`workbench.jobs.subjobs.recovery`). It runs in
-``WorkbenchConfig.ready()``, so a worker that has imported no page knows every kind; nothing is registered as
-a side effect of importing a view or ``urls.py``. :func:`table` gives the docs' and the job pages' list, and
-:func:`shown` what a job's page says of its kind (its label and help, its progress in the kind's units, where it
-leads back to).
+plan for a dead job of each task (:func:`workbench.jobs.lifecycle.recovery`, :func:`workbench.jobs.subjobs.recovery`). It
+runs once, when the kinds are first asked for (:func:`discover`: by :func:`get`, :func:`table`, :func:`shown`, the
+console's upload pages, and the sweep before it reads its plans), not in ``django.setup()``: a command that starts
+no job does not import every app's tasks (pandas, pyarrow). A worker that has imported no page still knows every
+kind (its sweep asks first); nothing is registered as a side effect of importing a view or ``urls.py``.
+:func:`table` gives the docs' and the job pages' list, and :func:`shown` what a job's page says of its kind (its
+label and help, its progress in the kind's units, where it leads back to).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from workbench.app_modules import app_modules
 from workbench.jobs import lifecycle as jobs
 from workbench.jobs import subjobs
 
-__all__ = ["KINDS", "JobKind", "autodiscover", "get", "register", "shown", "table"]
+__all__ = ["KINDS", "JobKind", "autodiscover", "discover", "get", "register", "shown", "table"]
 
 
 @dataclass(frozen=True)
@@ -82,21 +84,38 @@ def autodiscover() -> list[str]:
     return found
 
 
+#: the names autodiscover() found, once it has run
+_found: list[str] | None = None
+
+
+def discover() -> dict[str, JobKind]:
+    """Every declared kind (the apps' ``tasks`` modules imported, with the upload kinds they declare, the first
+    time only)."""
+    global _found
+    if _found is None:
+        _found = autodiscover()
+    return KINDS
+
+
+#: the sweep asks for the kinds before it reads what to do with a dead job of each task
+jobs.plans_from(discover)
+
+
 def get(name: str) -> JobKind | None:
-    return KINDS.get(name)
+    return discover().get(name)
 
 
 def table() -> list[dict]:
     """The kinds as the docs' table shows them: name, label, help, task, parameters, retried, split."""
     return [{"name": k.name, "label": k.label, "help": k.help, "task": k.task_path, "params": list(k.params),
-             "retry": k.retry, "splits": k.splits, "unit": k.unit} for k in KINDS.values()]
+             "retry": k.retry, "splits": k.splits, "unit": k.unit} for k in discover().values()]
 
 
 def shown(job) -> dict:
     """What a job's page and the jobs list say of its kind: ``label`` and ``help`` (the job's own ``kind`` when
     no kind of that name is declared), ``progress`` ("40 of 120 pairs", "step 2 of 5", "" before any total) and
     ``back`` (url, words) for someone who does not organize its collection, or None."""
-    kind = KINDS.get(job.kind)
+    kind = discover().get(job.kind)
     unit = kind.unit if kind else ""
     progress = ""
     if job.total:

@@ -41,8 +41,8 @@ from workbench.collections.selectors import is_organizer, may_organize, organize
 from workbench.collections.uploads import staged_prefix
 from workbench.models import Collection, Job
 
-__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "jobs_visible_to", "may_see_job", "one_line", "recovery",
-           "running", "sweep_dead_jobs", "write_output"]
+__all__ = ["STALE_AFTER", "JobStartLimitMiddleware", "Progress", "TooManyJobStarts", "check_start_rate", "heartbeat", "job_output", "job_start", "job_view_state", "jobs_visible_to", "may_see_job", "one_line", "plans_from",
+           "recovery", "running", "sweep_dead_jobs", "write_output"]
 
 logger = logging.getLogger("workbench.jobs.lifecycle")
 
@@ -206,6 +206,16 @@ _RECOVERY: dict[str, dict] = {}
 DIED = "the worker stopped before the job finished"
 
 
+#: called before the sweep reads ``_RECOVERY``: the job kinds' registry (``workbench.jobs.kinds``), which imports
+#: the apps' tasks the first time, so that their plans are known without importing them at start-up
+_discover_plans: list = []
+
+
+def plans_from(discover) -> None:
+    """``discover()`` registers every task's plan (idempotent); the sweep calls it first."""
+    _discover_plans[:] = [discover]
+
+
 def recovery(task, *, retry: bool = False, on_failed=None) -> None:
     """Register what a dead job of ``task`` needs: ``retry`` (safe: the task writes in one transaction and
     reads only its inputs, still there) and ``on_failed(job)``, called once the job is marked failed."""
@@ -307,6 +317,8 @@ def sweep_dead_jobs(now=None) -> list[tuple[int, str]]:
     """Settle every running job whose worker stopped reporting ``STALE_AFTER`` ago: (job id, "retried" or
     "failed") for each. Each is settled in its own transaction, re-checked there, so two sweeping workers
     never settle one job twice."""
+    for discover in _discover_plans:
+        discover()
     now = now or timezone.now()
     cutoff = now - stale_after()
     settled = []

@@ -3,11 +3,14 @@ standard error, a non-zero exit, no traceback; progress as a bar on a terminal, 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+from django.core.checks.registry import registry
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand
 from django.db import InterfaceError, OperationalError, connection
 
-from workbench.collections.services import ImportRefused
+from workbench.collections.refusals import ImportRefused
 from workbench.formats import FormatError
 from workbench.management.errors import Error
 from workbench.management.progress import Shown
@@ -16,8 +19,30 @@ from workbench.models import Collection
 __all__ = ["Error", "WorkbenchCommand"]
 
 
+#: the system checks of what serves pages, which a command does not: the URLconf's (they import it, and with it
+#: every page's view and the HTTP API), the templates' and the admin site's (they start the template engine,
+#: which imports every template tag library)
+PAGE_CHECKS = {"urls", "templates", "admin"}
+
+
+@contextmanager
+def _without_page_checks():
+    """Django's system checks but :data:`PAGE_CHECKS`; ``manage.py check``, ``runserver`` and the tests run them."""
+    dropped = {check for check in registry.registered_checks if PAGE_CHECKS & set(getattr(check, "tags", ()))}
+    registry.registered_checks -= dropped
+    try:
+        yield
+    finally:
+        registry.registered_checks |= dropped
+
+
 class WorkbenchCommand(BaseCommand):
     max_problems_shown = 50
+
+    def check(self, *args, **kwargs):
+        """Every system check but those of what serves pages (:data:`PAGE_CHECKS`)."""
+        with _without_page_checks():
+            return super().check(*args, **kwargs)
 
     def execute(self, *args, **options):
         try:
