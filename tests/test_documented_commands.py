@@ -5,7 +5,9 @@ Each document's fenced code blocks are read as a user reads them (a backslash jo
 folder holding a freshly built demo (`manage.py build_demo --files demo-files`, as the README says) on its own
 SQLite database: it must exit 0, print what it did and never show a traceback. Left out: the server and the
 worker (`runserver`, `db_worker`), the interactive `createsuperuser`, and lines with a placeholder a reader must
-replace, written `<like-this>` (keep those few).
+replace, written `<like-this>` (keep those few). docs/api.md's examples run in tests/api/test_doc_examples.py
+against a live server; docs/benchmarks.md's scripts are the benchmarks. The whole file costs about 90 s of CPU
+(each command is a process of its own, and two load the embedding judge's model).
 """
 
 from __future__ import annotations
