@@ -13,6 +13,8 @@ where the boards are (:mod:`evaluation.board_store`: ``BOARD_DIR``, or the bucke
   recall against them (reusability page);
 * ``curves``: every run's mean precision-recall (interpolated or not) and ROC curve (curves page), from one
   ranking of every run (:mod:`evaluation.engine.curve_batch`);
+* ``significance``: every pair of runs on MAP (paired t, Holm: the significance page's first choice) and
+  its heatmap, so that a web worker's first visit computes neither;
 * ``pools`` (default policy only): every pool's statistics (sizes, unique contributions, run-to-run overlap,
   judged and relevant counts: :func:`pooling.selectors.pool_statistics` against the judged qrels), as JSON in the
   file's metadata, for the pool page and a team's pool contributions;
@@ -63,10 +65,13 @@ from workbench.collections.selectors import run_frames
 from workbench.models import Collection
 
 __all__ = ["ALONE", "POOLS", "build_extras", "computed_extra", "curves_frame", "pool_figures", "store_leave_one_out", "store_pools",
+           "store_significance",
            "topic_depths"]
 
 #: the extra of every pool's statistics (stored under the default policy)
 POOLS = "pools"
+#: the significance page's first choice (measure, test, correction), stored for each policy as this extra
+SIGNIFICANCE, SIGNIFICANCE_EXTRA = ("map", "t", "holm"), "significance"
 
 #: runs ranked at once for their curves (the ranking of every document of 50 runs, not of all)
 CURVE_BATCH = 50
@@ -91,6 +96,8 @@ def build_extras(collection: Collection, policy: str, key: str, *, step: Callabl
         table = (tables or {}).get(name)
         board_store.write(extra_name(collection.pk, key, policy, name),
                           table if table is not None else computed_extra(collection, policy, name))
+    step("the significance of every pair of runs (the significance page's first choice)")
+    store_significance(collection, policy, key)
     for i, (measure, by) in enumerate(DEFAULT_LOO):
         step(f"leave one {by} out ({measure}), {i + 1} of {len(DEFAULT_LOO)}")
         store_leave_one_out(collection, policy, measure, by, key=key, found=(loo or {}).get((measure, by)))
@@ -112,6 +119,23 @@ def computed_extra(collection: Collection, policy: str, name: str) -> pa.Table:
     else:
         frame = all_curves(collection, policy)
     return extra_table(frame, meta)
+
+
+def store_significance(collection: Collection, policy: str, key: str) -> Path | None:
+    """Store the ``significance`` extra: every pair of runs under the significance page's first choice
+    (:data:`SIGNIFICANCE`) and its heatmap, what the page's first visit in a web worker would compute (nothing
+    when fewer than two runs or topics)."""
+    from evaluation import selectors  # the reads of the pages (which read this module's extras)
+    from evaluation.heatmap import heatmap_svg
+
+    measure, test, correction = SIGNIFICANCE
+    pairs = selectors.significance_matrix(collection, measure=measure, test=test, correction=correction,
+                                          qrels_policy=policy)
+    if not len(pairs):
+        return None
+    svg, n_runs = heatmap_svg(pairs, measure=measure)
+    return write_extra(extra_name(collection.pk, key, policy, SIGNIFICANCE_EXTRA), pairs,
+                       {"heatmap": svg, "n_runs": n_runs})
 
 
 def store_pools(collection: Collection, key: str) -> Path:

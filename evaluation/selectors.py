@@ -16,7 +16,7 @@ import pandas as pd
 
 from evaluation import board_files, cache, extra_files, scoring, snapshot
 from evaluation import scores as stored_scores
-from evaluation.board_extras import POOLS
+from evaluation.board_extras import POOLS, SIGNIFICANCE, SIGNIFICANCE_EXTRA
 from evaluation.board_leaderboard import stored_leaderboard
 from evaluation.engine.leaderboard_stats import pairwise_t
 from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
@@ -48,7 +48,7 @@ from workbench.models import Collection
 __all__ = [
     "CI_METHOD", "DEFAULT_MEASURES", "ROBUST_MEASURES", "EvaluationError", "LeaveOneOut", "Leaderboard", "RunScore",
     "assessor_ranking_agreement", "leave_one_out", "leaderboard", "stored_leaderboard", "pr_curves", "recall_estimates", "run_recall",
-    "JudgedFigures", "assessor_names", "judged_figures", "pool_statistics", "stored_pool_statistics", "run_report", "significance_matrix", "topic_overview", "topic_report",
+    "JudgedFigures", "assessor_names", "judged_figures", "pool_statistics", "stored_pool_statistics", "stored_heatmap", "run_report", "significance_matrix", "topic_overview", "topic_report",
 ]
 
 
@@ -179,6 +179,9 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
            policy_key(qrels_policy, assessor), alpha)
 
     def compute() -> pd.DataFrame:
+        stored = _stored_significance(collection, (name, test, correction), tags, qrels_policy, assessor, alpha)
+        if stored is not None:  # the board job's, for the page's first choice
+            return stored[0]
         scores = stored_scores.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
         matrix = topic_matrix(scores, name, topics_of(scores))
         order = np.argsort(-matrix.mean(axis=0).to_numpy(), kind="stable")
@@ -201,6 +204,24 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
                     "significant", "effect_size", "ci_low", "ci_high"]]
 
     return cache.cached(key, compute)
+
+
+def _stored_significance(collection: Collection, choice: tuple, tags, qrels_policy: str, assessor: str | None,
+                         alpha: float) -> tuple[pd.DataFrame, dict] | None:
+    """The ``significance`` extra (:func:`evaluation.board_extras.store_significance`: the pairs, and the heatmap
+    in its meta) when ``choice`` is the one the board job stores, or None."""
+    if choice != SIGNIFICANCE or tags is not None or assessor is not None or alpha != 0.05:
+        return None
+    return extra_files.stored(collection, scoring.normalise_policy(qrels_policy), SIGNIFICANCE_EXTRA)
+
+
+@cache.reads
+def stored_heatmap(collection: Collection, *, measure: str, test: str, correction: str, qrels_policy: str,
+                   assessor: str | None) -> tuple[str, int] | None:
+    """The heatmap (SVG, number of runs) the board job drew for this choice, or None (not its choice, not stored)."""
+    stored = _stored_significance(collection, (_one_name(measure), test, correction), None, qrels_policy, assessor,
+                                  0.05)
+    return None if stored is None else (stored[1]["heatmap"], int(stored[1]["n_runs"]))
 
 
 @cache.reads

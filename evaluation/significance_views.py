@@ -170,12 +170,15 @@ def _tables_html(request: HttpRequest, collection, choice: dict, measure: str, *
 
 def _heatmap(collection, choice: dict, measure: str, pairs: pd.DataFrame) -> tuple[str, int]:
     """:func:`evaluation.heatmap.heatmap_svg` of the pairs, drawn once per version of the collection and choice
-    (the same key as the pairs': a page shown again only reads it)."""
+    (the same key as the pairs': a page shown again only reads it), or the board job's for its choice."""
     if not len(pairs):
         return "", 0
     key = (cache.version(collection), "significance heatmap", measure, choice["test"], choice["correction"],
            choice["qrels_policy"], choice["assessor"])
-    return cache.cached(key, lambda: heatmap_svg(pairs, measure=measure))
+    options = {"measure": measure, "test": choice["test"], "correction": choice["correction"],
+               "qrels_policy": choice["qrels_policy"], "assessor": choice["assessor"]}
+    return cache.cached(key, lambda: selectors.stored_heatmap(collection, **options)  # the board job's
+                        or heatmap_svg(pairs, measure=measure))
 
 
 def _context(request: HttpRequest, collection, choice: dict, measure: str, pairs: pd.DataFrame) -> dict:

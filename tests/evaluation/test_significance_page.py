@@ -4,6 +4,7 @@ test_matrix_pages' (good > twin > mid > bad on MAP, 3 topics)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from evaluation import cache, heatmap, selectors, significance_views
@@ -75,3 +76,30 @@ def test_who_may_not_see_the_results_is_refused_the_numbers_too(client, ranked, 
     refused = client.get("/collections/robust/significance/")
     assert refused.status_code in (403, 404)
     assert client.get(f"/collections/robust/{path}").status_code == refused.status_code
+
+
+def test_after_the_board_job_a_fresh_worker_computes_neither_the_pairs_nor_the_picture(client, ranked, organizer,  # noqa: F811
+                                                                                      monkeypatch):
+    """The board job stores the page's first choice (MAP, paired t, Holm): the same pairs and picture."""
+    from evaluation import tasks
+
+    cache.clear_caches()
+    computed = selectors.significance_matrix(ranked, measure="map", test="t", correction="holm")
+    drawn = heatmap.heatmap_svg(computed, measure="map")
+    tasks.request_board(ranked)  # what a change asks for (the job runs at once here)
+    cache.clear_caches()  # a fresh web worker
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed in the request")
+
+    monkeypatch.setattr(significance_views, "heatmap_svg", refuse)
+    monkeypatch.setattr(selectors, "pairwise_t", refuse)
+    stored = selectors.significance_matrix(ranked, measure="map", test="t", correction="holm")
+    pd.testing.assert_frame_equal(stored, computed)
+    client.force_login(organizer)
+    page = "/collections/robust/significance/"
+    assert picture(client.get(page)) == drawn[0][:drawn[0].index("</svg>")]
+    assert "of 6 pairs differ significantly on map" in client.get(page).content.decode()
+    assert len(tables_of(client.get(page + "numbers/"))[MATRIX]["rows"]) == 4
+    with pytest.raises(AssertionError, match="computed in the request"):  # another choice is computed, as before
+        client.get(page + "?correction=none")
