@@ -38,6 +38,8 @@ MEANINGS: dict[str, dict[str, tuple[str | None, str]]] = {
                                  "page does not wait for it (matplotlib is left to the curves' downloads)"),
         "ARROW_DEFAULT_MEMORY_POOL": (None, "set by `manage.py` and `workbench/wsgi.py` unless given: Arrow's "
                                             "buffers from the C library's allocator, which gives memory back"),
+        "OPENBLAS_NUM_THREADS": (None, "set to `1` by `manage.py` for the file commands (`trec_eval`, `curves`, "
+                                       "...) unless given: numpy's OpenBLAS then starts no thread per core"),
         "LOG_LEVEL": (None, "level of the log written to standard error"),
         "WORKBENCH_DEFAULT_MAX_DEPTH": (None, "most documents a run may hold per topic unless the collection says "
                                               "otherwise"),
