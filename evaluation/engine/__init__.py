@@ -13,7 +13,8 @@ Django-free. Usage::
 
 The command line twin of trec_eval is :func:`evaluation.engine.cli.main`. Modules: ``spec`` (measure
 names and parameters), ``qrels``, ``ranking`` (ordering and blocks), ``kernels_trec``/``kernels_gain``/
-``kernels_ext`` (the measures), ``evaluator`` (averaging), ``significance`` (paired tests).
+``kernels_ext`` (the measures), ``evaluator`` (averaging), ``significance`` (paired tests), ``small_files``
+(the command line's small files read and ranked without pyarrow).
 """
 
 from evaluation.engine.evaluator import EvalResult, Evaluator

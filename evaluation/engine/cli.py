@@ -13,6 +13,9 @@ Output lines are ``%-22s\\t%s\\t%6.4f`` (integers ``%ld``, relstring quoted, run
 (with ``-q``), then the ``all`` lines. Exit codes: 0 fine; 1 usage or unknown measure; 2 unreadable or
 malformed input (one line ``trec_eval: path:LINE: problem``) or bad measure parameters; 4 inconsistent
 input found while evaluating; 7 no topic in both files.
+
+Small, clean files (most command-line uses) are read and ranked by :mod:`evaluation.engine.small_files`
+without importing pyarrow, which takes longer to import than they take to evaluate; the output is the same.
 """
 
 from __future__ import annotations
