@@ -11,10 +11,13 @@ Python extension, not the binary, so without one the ratio is not printed. On a 
 every figure grows alike: compare them with ``python -c pass`` of the same run. ``--only trec_eval``: the
 rows of the engine's command line alone (no database prepared, no Django command), beside ``import numpy``
 with one BLAS thread (all it loads on small files, as ``manage.py`` starts it) and ``import numpy,
-pyarrow.compute`` (what larger files add).
+pyarrow.compute`` (what larger files add). ``--only django``: ``django.setup()``, ``evaluate`` and
+``show_collection`` (and the interpreter); with ``--before DIR``, another checkout of the project (``git worktree
+add DIR COMMIT``) whose same rows are timed in the same run, each of its runs alternating with this one's so
+that both see the same load.
 
-Run: .venv/bin/python tests/benchmarks/bench_startup.py [--repeats 7] [--only trec_eval]
-     [--trec-eval PATH | --trec-eval-src DIR]
+Run: .venv/bin/python tests/benchmarks/bench_startup.py [--repeats 7] [--only trec_eval | --only django
+     [--before DIR]] [--trec-eval PATH | --trec-eval-src DIR]
 """
 
 from __future__ import annotations
@@ -35,20 +38,32 @@ ROOT = Path(__file__).resolve().parents[2]
 TARGET = 0.15  # seconds, the issue's bound for a read-only command
 
 
-def timed(argv: list[str], env: dict, repeats: int) -> tuple[float, float, float] | tuple[str]:
+def timed(argv: list[str], env: dict, repeats: int, cwd: Path = ROOT) -> tuple[float, float, float] | tuple[str]:
     """(median, fastest) wall seconds of ``argv`` run ``repeats`` times and its median CPU seconds (user + system:
     what a busy machine inflates least), or (why it failed,): the last line of its standard error; the other
     commands are still timed, and the benchmark exits non-zero at the end."""
     times, cpu = [], []
     for _ in range(repeats):
         before, start = os.times(), time.perf_counter()
-        done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
         times.append(time.perf_counter() - start)
         after = os.times()
         cpu.append(after.children_user - before.children_user + after.children_system - before.children_system)
         if done.returncode != 0:
             return (f"failed ({done.returncode}): {(done.stderr.strip().splitlines() or [''])[-1][:200]}",)
     return statistics.median(times), min(times), statistics.median(cpu)
+
+
+def timed_against(argv: list[str], env: dict, repeats: int, other: Path) -> list[tuple]:
+    """:func:`timed` of ``argv`` here and in the checkout ``other``, one run at a time, alternating which goes
+    first: [(median, fastest, CPU) here, the same there] (or a failure's (why,))."""
+    runs: dict[Path, list] = {ROOT: [], other: []}
+    for i in range(repeats):
+        for cwd in (ROOT, other) if i % 2 == 0 else (other, ROOT):
+            runs[cwd].append(timed(argv, env, 1, cwd))
+    return [next((r for r in found if len(r) == 1), None) or (statistics.median(r[0] for r in found),
+                                                              min(r[1] for r in found), statistics.median(r[2] for r in found))
+            for found in runs.values()]
 
 
 def prepare(folder: Path, env: dict) -> tuple[Path, Path]:
@@ -72,7 +87,9 @@ def prepare(folder: Path, env: dict) -> tuple[Path, Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--only", choices=["trec_eval"], help="only the engine's command line and its libraries")
+    parser.add_argument("--only", choices=["trec_eval", "django"],
+                        help="only the engine's command line and its libraries, or only the Django start-up's rows")
+    parser.add_argument("--before", type=Path, help="with --only django: another checkout timed in the same run")
     parser.add_argument("--trec-eval", help="trec_eval's C binary (or $TREC_EVAL, else trec_eval on the PATH)")
     parser.add_argument("--trec-eval-src", type=Path, help="a trec_eval source checkout to build (or $TREC_EVAL_SRC)")
     args = parser.parse_args()
@@ -84,7 +101,7 @@ def main() -> None:
             binary, why = Path(shutil.which("trec_eval")), ""
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}", "WORKBENCH_VAR_DIR": str(folder),
                "DJANGO_DEBUG": "0", "DJANGO_SETTINGS_MODULE": "workbench.settings"}
-        if args.only:
+        if args.only == "trec_eval":
             qrels, run = folder / "one.qrels", folder / "one.run"
             qrels.write_text("1 0 d1 1\n")
             run.write_text("1 Q0 d1 1 1.0 one\n")
@@ -104,12 +121,21 @@ def main() -> None:
                  ("manage.py compare QRELS RUN RUN (2 lines)",
                   [*manage, "compare", str(folder / "two.qrels"), *[str(folder / "two.run")] * 2]),
                  ("manage.py curves QRELS RUN", [*manage, "curves", str(qrels), str(run)])]
-        if args.only:
+        if args.only == "trec_eval":
             cases = [case for case in cases if "django" not in case[0] and (
                 not case[0].startswith("manage.py") or case[0].startswith("manage.py trec_eval"))]
-        if binary is not None:
+        if args.only == "django":
+            cases = [case for case in cases if case[0].startswith(("python -c", "django", "manage.py evaluate",
+                                                                     "manage.py show_collection"))]
+        if binary is not None and args.only != "django":
             cases.insert(1, ("trec_eval (C binary)", [str(binary), str(qrels), str(run)]))
-        rows = [(name, *timed(argv, env, args.repeats)) for name, argv in cases]
+        if args.before and args.only == "django":
+            rows = []
+            for name, argv in cases:
+                here, there = timed_against(argv, env, args.repeats, args.before.resolve())
+                rows += [(name, *here), (f"{name[:42]} (--before)", *there)]
+        else:
+            rows = [(name, *timed(argv, env, args.repeats)) for name, argv in cases]
     binary = next((row[1] for row in rows if row[0].startswith("trec_eval (C") and len(row) == 4), None)
     print(f"{'command':<55} {'median s':>9} {'fastest s':>9} {'CPU s':>6}  {'<= 0.15 s':>9}"
           + ("  x C binary" if binary else ""))
