@@ -30,7 +30,7 @@ from workbench.jobs import lifecycle as jobs
 from workbench.jsonsafe import numpy_scalar
 from workbench.models import Job
 
-__all__ = ["KIND", "agreement_job_start", "agreement_stored", "machine_agreement", "store_agreement"]
+__all__ = ["KIND", "agreement_job_start", "agreement_latest", "agreement_stored", "machine_agreement", "store_agreement"]
 
 #: the ``Job.kind`` of a judge's agreement computed in the background (its figures kept in the job's result)
 KIND = "machine agreement"
@@ -146,6 +146,13 @@ def agreement_stored(judge: MachineJudge) -> tuple[dict | None, Job | None]:
             return dict(figures), None
         return None, job  # running on this state, or failed on it
     return None, None
+
+
+def agreement_latest(judge: MachineJudge) -> dict | None:
+    """The figures of the judge's newest stored state, whatever it is (shown, marked "updating", while a job
+    computes the current one), or None."""
+    done = next((job for job in _jobs_of(judge) if job.status == Job.Status.DONE and "figures" in job.result), None)
+    return None if done is None else json.loads(done.result["figures"])
 
 
 def agreement_job_start(judge: MachineJudge, *, task, user=None) -> Job:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from judging.forms import MachineJudgeForm
 from judging.machine import JUDGES
 from judging.machine.base import JudgeError
-from judging.machine_agreement import agreement_job_start, agreement_stored
+from judging.machine_agreement import agreement_job_start, agreement_latest, agreement_stored
 from judging.machine_services import (
     MACHINE_JOB,
     endpoint_choices,
@@ -107,12 +107,15 @@ def machine_agreement_page(request: HttpRequest, slug: str, name: str) -> HttpRe
     if figures is None and job is None:  # nothing computes the judge's current state: a job will
         agreement_job_start(judge, task=machine_agreement_job, user=request.user)
         figures, job = agreement_stored(judge)  # (a worker that runs jobs at once has computed it)
+    updating = None
+    if figures is None and job is not None and job.status != Job.Status.FAILED:
+        figures, updating = agreement_latest(judge), job  # an older state's, while the job computes this one
     if figures is None:
         return render(request, "judging/machine_agreement_computing.html", {
             "collection": collection, "judge": judge, "job": job})
     rows = list(zip(figures["grades"], figures["confusion"], strict=True))
     return render(request, "judging/machine_agreement.html", {
-        "collection": collection, "judge": judge, "f": figures, "rows": rows})
+        "collection": collection, "judge": judge, "f": figures, "rows": rows, "updating": updating})
 
 
 #: verdicts a provenance page lists

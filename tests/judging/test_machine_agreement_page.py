@@ -86,15 +86,23 @@ def test_the_page_says_it_is_being_computed_then_shows_the_figures(client, judge
     assert b"Cohen" in page.content and b"being computed" not in page.content
 
 
-def test_a_new_human_judgment_makes_the_stored_figures_old(client, judged, settings, assessor):
+def test_a_new_human_judgment_shows_the_old_figures_marked_updating_until_the_new_ones_are_in(
+        client, judged, settings, assessor, monkeypatch):
     collection, judge = judged
-    assert b"Cohen" in client.get(PAGE).content  # the page's job ran at once
+    before = client.get(PAGE).content.decode()  # the page's job ran at once
+    assert "on 1 topic" in before and "Updating" not in before
     _queue_only(settings)
-    topic = collection.topics.get(qid="301")
-    Judgment.objects.create(collection=collection, topic=topic, docno="c2", grade=1, assessor=assessor.username,
+    topic = collection.topics.get(qid="302")
+    Judgment.objects.create(collection=collection, topic=topic, docno="p1", grade=2, assessor=assessor.username,
                             user=assessor)
-    assert b"being computed" in client.get(PAGE).content
-    assert Job.objects.filter(kind=KIND, status=Job.Status.QUEUED).count() == 1
+    with monkeypatch.context() as patched:
+        _not_in_the_request(patched)
+        page = client.get(PAGE).content.decode()
+    assert 'id="agreement-updating"' in page and "on 1 topic" in page  # the figures before the judgment
+    job = Job.objects.get(kind=KIND, status=Job.Status.QUEUED)
+    machine_agreement_job.call(job.pk)
+    page = client.get(PAGE).content.decode()
+    assert "Updating" not in page and "on 2 topics" in page
 
 
 def test_a_failed_computation_says_why_and_is_not_retried_on_every_visit(client, judged, monkeypatch):
