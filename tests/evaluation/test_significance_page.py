@@ -103,3 +103,10 @@ def test_after_the_board_job_a_fresh_worker_computes_neither_the_pairs_nor_the_p
     assert len(tables_of(client.get(page + "numbers/"))[MATRIX]["rows"]) == 4
     with pytest.raises(AssertionError, match="computed in the request"):  # another choice is computed, as before
         client.get(page + "?correction=none")
+
+
+@pytest.mark.parametrize("path", ["significance/", "significance/numbers/"])
+def test_a_measure_that_is_not_one_is_refused_in_one_line_on_both_pages(client, ranked, organizer, path):  # noqa: F811
+    client.force_login(organizer)
+    response = client.get(f"/collections/robust/{path}?measure=nope")
+    assert response.status_code == 400 and "nope" in response.content.decode()
