@@ -31,6 +31,16 @@ def boards_of_this_test(settings, tmp_path):
     settings.BOARD_ON_CHANGE = False  # no board job per saved row unless a test asks (tests/evaluation/test_board.py)
 
 
+@pytest.fixture(autouse=True)
+def caches_of_this_test():
+    """Each test starts with empty in-process caches: a rolled-back test's ids come again in the next one (SQLite
+    reuses them), so a collection's version, the caches' key, could name what an earlier test computed."""
+    from workbench.cache import clear_all
+
+    clear_all()
+    yield
+
+
 @pytest.fixture
 def organizer(db) -> User:
     user = User.objects.create_user("olivia", password="pw-organizer")

@@ -12,8 +12,18 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from threading import Lock
 from typing import Any
+from weakref import WeakSet
 
-__all__ = ["LRU"]
+__all__ = ["LRU", "clear_all"]
+
+#: every LRU of the process, for :func:`clear_all`
+_every: WeakSet = WeakSet()
+
+
+def clear_all() -> None:
+    """Empty every cache of the process (tests: a rolled-back test's ids, and so its versions, come again)."""
+    for lru in list(_every):
+        lru.clear()
 
 
 class LRU:
@@ -30,6 +40,7 @@ class LRU:
         self._data: OrderedDict[Hashable, Any] = OrderedDict()
         self._lock = Lock()
         self.size = size
+        _every.add(self)
 
     def get(self, key: Hashable, default: Any = None) -> Any:
         with self._lock:
