@@ -62,4 +62,13 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        try:
+            main()
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here at the latest, while it can still be caught
+    except BrokenPipeError:
+        # the reader went away (``manage.py diversity ... | head``): stop quietly, as Unix tools do, instead of
+        # a traceback; stdout goes to /dev/null so the interpreter's last flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)  # 128 + SIGPIPE, what a shell reports for a tool stopped by a closed pipe

@@ -168,3 +168,21 @@ def test_topics_runs_and_qrels_are_read_before_the_write_transaction_opens(tmp_p
         path.write_text("301 0 d1 1\n")
         judging_services.qrels_import(collection=collection, source=path)
     assert seen == [False]
+
+
+@pytest.mark.parametrize("command", ["diversity", "trec_eval"])
+def test_a_command_read_by_head_stops_quietly_without_a_traceback(tmp_path, command):
+    """``manage.py diversity QRELS RUN | head``: the reader closes the pipe after its first line."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"{t} 0 d{d} {d % 2}\n" for t in range(2000) for d in range(20)))
+    run.write_text("".join(f"{t} Q0 d{d} {d} {20 - d} x\n" for t in range(2000) for d in range(20)))
+    argv = [str(qrels), str(run)] if command == "diversity" else ["-q", "-m", "all_trec", str(qrels), str(run)]
+    reader = subprocess.Popen([sys.executable, "manage.py", command, *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    first = reader.stdout.readline()
+    reader.stdout.close()  # as head does once it has its line
+    stderr = reader.stderr.read().decode()
+    reader.wait(timeout=120)
+    assert first.strip()
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+    assert reader.returncode in (0, 141)
