@@ -195,6 +195,14 @@ def participant_svg(report: pd.DataFrame, tag: str, measure: str) -> str:
     return "\n".join([*parts, "</svg>"])
 
 
+def _depth_labels(depths: list[int], log: bool) -> list[int]:
+    """The depths named on the axis: every one when they are few, else round values that do not overlap."""
+    if len(depths) <= 8:
+        return depths
+    candidates = [m * 10 ** e for e in range(7) for m in (1, 2, 5)] if log else ticks(min(depths), max(depths))
+    return [v for v in candidates if min(depths) <= v <= max(depths)]
+
+
 def depth_svg(by_depth: pd.DataFrame) -> str:
     """Documents in the pool, and relevant ones among them, against the pool's depth k (columns depth,
     pool_size, relevant), one point per depth (named with its values); a logarithmic depth axis when the
@@ -210,9 +218,7 @@ def depth_svg(by_depth: pd.DataFrame) -> str:
     right, plot_top, bottom = WIDTH - PAD - 10, 48, 200
     log = min(depths) >= 1 and max(depths) >= 10 * min(depths)
     x_at = scale(min(depths), max(depths), left + 12, right - 12, log=log)
-    shown = depths if len(depths) <= 8 else [  # labels that do not overlap
-        v for v in (ticks(min(depths), max(depths)) if not log else
-                    [m * 10 ** e for e in range(7) for m in (1, 2, 5)]) if min(depths) <= v <= max(depths)]
+    shown = _depth_labels(depths, log)
     y_at = scale(0, y_values[-1], bottom, plot_top)
     parts = [svg_open(WIDTH, bottom + 38, title, desc, "chart depth", max_width=520), heading(title),
              *legend(34, [(f'<line x2="14" y1="5" y2="5" stroke="{POOLED}" stroke-width="2"/>', "pooled documents"),
