@@ -125,12 +125,14 @@ def store_significance(collection: Collection, policy: str, key: str) -> Path | 
     """Store the ``significance`` extra: every pair of runs under the significance page's first choice
     (:data:`SIGNIFICANCE`) and its heatmap, what the page's first visit in a web worker would compute (nothing
     when fewer than two runs or topics)."""
-    from evaluation import selectors  # the reads of the pages (which read this module's extras)
+    from evaluation import scores as stored_scores
     from evaluation.heatmap import heatmap_svg
+    from evaluation.significance_pairs import significance_pairs
 
     measure, test, correction = SIGNIFICANCE
-    pairs = selectors.significance_matrix(collection, measure=measure, test=test, correction=correction,
-                                          qrels_policy=policy)
+    scores = stored_scores.evaluate(collection, [measure], policy=policy)
+    pairs = significance_pairs(scores, scoring.measure_names([measure])[0], test=test, correction=correction,
+                               alpha=0.05)
     if not len(pairs):
         return None
     svg, n_runs = heatmap_svg(pairs, measure=measure)

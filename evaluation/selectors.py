@@ -18,17 +18,14 @@ from evaluation import board_files, cache, extra_files, scoring, snapshot
 from evaluation import scores as stored_scores
 from evaluation.board_extras import POOLS, SIGNIFICANCE, SIGNIFICANCE_EXTRA
 from evaluation.board_leaderboard import stored_leaderboard
-from evaluation.engine.leaderboard_stats import pairwise_t
-from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES, pairwise_tests
+from evaluation.engine.significance import CORRECTION_CHOICES, TEST_CHOICES
 from evaluation.judged import JudgedFigures, pool_figures
 from evaluation.leaderboard import (
     CI_METHOD,
     Leaderboard,
     RunScore,
-    adjust,
     leaderboard,
     policy_key,
-    topic_matrix,
     topic_table,
     topics_of,
 )
@@ -36,6 +33,7 @@ from evaluation.measures import DEFAULT_MEASURES, ROBUST_MEASURES
 from evaluation.recall_estimates import recall_estimates, run_recall
 from evaluation.reusability import LeaveOneOut, assessor_ranking_agreement, leave_one_out
 from evaluation.scoring import EvaluationError
+from evaluation.significance_pairs import significance_pairs
 from judging.models import Judgment
 from judging.policies import DEFAULT_POLICY, HUMAN, MACHINE, POLICIES, uses_machine
 from judging.qrels import assessor_names as judging_assessor_names
@@ -183,25 +181,7 @@ def significance_matrix(collection: Collection, *, measure: str = "map", test: s
         if stored is not None:  # the board job's, for the page's first choice
             return stored[0]
         scores = stored_scores.evaluate(collection, [measure], policy=qrels_policy, assessor=assessor, tags=tags)
-        matrix = topic_matrix(scores, name, topics_of(scores))
-        order = np.argsort(-matrix.mean(axis=0).to_numpy(), kind="stable")
-        matrix = matrix.iloc[:, order]
-        if matrix.shape[1] < 2 or len(matrix) < 2:
-            return pd.DataFrame(columns=["run_a", "run_b", "mean_a", "mean_b", "mean_diff", "statistic", "p_value",
-                                         "p_adjusted", "significant", "effect_size", "ci_low", "ci_high"])
-        if test == "t":
-            pairs = pairwise_t(matrix.to_numpy(dtype=float))
-            tags_ = list(matrix.columns)
-            out = pd.DataFrame({"run_a": [tags_[i] for i in pairs["i"]], "run_b": [tags_[j] for j in pairs["j"]],
-                                **{k: pairs[k] for k in ("mean_a", "mean_b", "mean_diff", "statistic", "p_value")}})
-            out["p_adjusted"] = adjust(pairs["p_value"], correction)
-            out["effect_size"], out["ci_low"], out["ci_high"] = pairs["effect_size"], pairs["ci_low"], pairs["ci_high"]
-        else:
-            results = pairwise_tests(matrix, test=test, correction=correction, n_resamples=2000)
-            out = pd.DataFrame([r.__dict__ for r in results]).drop(columns=["test", "n"])
-        out.insert(out.columns.get_loc("p_adjusted") + 1, "significant", out["p_adjusted"] < alpha)
-        return out[["run_a", "run_b", "mean_a", "mean_b", "mean_diff", "statistic", "p_value", "p_adjusted",
-                    "significant", "effect_size", "ci_low", "ci_high"]]
+        return significance_pairs(scores, name, test=test, correction=correction, alpha=alpha)
 
     return cache.cached(key, compute)
 
