@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
 from django_tables2 import RequestConfig
 from django_tables2.export import TableExport
@@ -77,8 +78,10 @@ def downloads(request: HttpRequest, collection: Collection) -> HttpResponse:
 
 
 def _attachment(content: str | bytes, filename: str, content_type: str) -> HttpResponse:
+    """A download named ``filename``: a name taken from the query string (an assessor's) may hold anything, so
+    control characters become ``_`` (a header cannot hold a newline) and Django quotes the rest."""
     response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, re.sub(r"[\x00-\x1f\x7f]", "_", filename))
     return response
 
 
