@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from answers.machine.base import LABELS, AnswerNuggets, NuggetVerdict
-from answers.machine.chat import client
+from answers.machine.chat import client, in_order
 from answers.machine.replies import listed
 from judging.machine.base import Provenance
 from judging.machine.chat import MAX_RAW_CHARS, ChatFailure, ChatOptions
@@ -111,15 +110,12 @@ class NuggetAssigner:
         """Verdicts in the answers' and nuggets' order, ``concurrency`` requests at a time; with ``tick``
         (seconds), None each time that long passes without a request done; stopped early, the requests not sent
         are dropped."""
-        pool = ThreadPoolExecutor(max_workers=self.options["concurrency"])
-        try:
-            futures = [pool.submit(self.assign_window, item, window) for item in items for window in self.windows(item)]
-            for future in futures:
-                while not wait([future], timeout=tick).done:
-                    yield None
-                yield from future.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        for verdicts in in_order(self.assign_window, ((item, window) for item in items for window in self.windows(item)),
+                                 self.options["concurrency"], tick):
+            if verdicts is None:
+                yield None
+            else:
+                yield from verdicts
 
 
 ASSIGNER = JudgeKind("openai", "Nugget assigner on an OpenAI-compatible chat endpoint", judge_class=NuggetAssigner,

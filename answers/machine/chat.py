@@ -4,11 +4,17 @@ one, each fault a :class:`MachineError` in one line. Django-free."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import TypeVar
+
 from answers.machine.base import MachineError
 from judging.machine import transport
 from judging.machine.chat import DEADLINE, MAX_REPLY_BYTES, ChatClient
 
-__all__ = ["client"]
+__all__ = ["client", "in_order"]
+
+R = TypeVar("R")
 
 
 def client(config: dict, options: dict, *, key: str | None = None) -> ChatClient:
@@ -29,3 +35,17 @@ def client(config: dict, options: dict, *, key: str | None = None) -> ChatClient
     except (TypeError, ValueError) as exc:
         raise MachineError(f"a limit of the endpoint is not a number: {exc}") from None
     return ChatClient(base_url, model, options, deadline=deadline, max_reply_bytes=max_reply_bytes, key=key)
+
+
+def in_order(ask: Callable[..., R], calls: Iterable[tuple], concurrency: int, tick: float | None) -> Iterator[R | None]:
+    """``ask(*call)`` for every call, ``concurrency`` at a time, the results in the calls' order; with ``tick``
+    (seconds), None each time that long passes without one done (a job says it is alive); stopped early, the
+    requests not sent yet are dropped."""
+    pool = ThreadPoolExecutor(max_workers=concurrency)
+    try:
+        for future in [pool.submit(ask, *call) for call in calls]:
+            while not wait([future], timeout=tick).done:
+                yield None
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from answers.machine.base import IMPORTANCES, Draft, DraftedNugget, TopicSegments
-from answers.machine.chat import client
+from answers.machine.chat import client, in_order
 from answers.machine.replies import listed
 from judging.machine.base import Provenance
 from judging.machine.chat import MAX_RAW_CHARS, ChatFailure, ChatOptions
@@ -109,14 +108,7 @@ class NuggetDrafter:
     def draft_all(self, topics: Iterable[TopicSegments], tick: float | None = None) -> Iterator[Draft | None]:
         """Drafts in the topics' order, ``concurrency`` at a time; with ``tick`` (seconds), None each time that
         long passes without one (the job says it is alive); stopped early, the requests not sent are dropped."""
-        pool = ThreadPoolExecutor(max_workers=self.options["concurrency"])
-        try:
-            for future in [pool.submit(self.draft, topic) for topic in topics]:
-                while not wait([future], timeout=tick).done:
-                    yield None
-                yield future.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        return in_order(self.draft, ((topic,) for topic in topics), self.options["concurrency"], tick)
 
 
 DRAFTER = JudgeKind("openai", "Nugget drafter on an OpenAI-compatible chat endpoint", judge_class=NuggetDrafter,

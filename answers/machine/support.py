@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from answers.machine.base import SUPPORT_LABELS, Citation, SupportVerdict
-from answers.machine.chat import client
+from answers.machine.chat import client, in_order
 from answers.machine.replies import listed
 from judging.machine.base import Provenance
 from judging.machine.chat import MAX_RAW_CHARS, ChatFailure, ChatOptions
@@ -109,14 +108,7 @@ class SupportJudge:
     def judge(self, items: Iterable[Citation], tick: float | None = None) -> Iterator[SupportVerdict | None]:
         """Verdicts in the citations' order, ``concurrency`` requests at a time; with ``tick`` (seconds), None
         each time that long passes without a request done; stopped early, the requests not sent are dropped."""
-        pool = ThreadPoolExecutor(max_workers=self.options["concurrency"])
-        try:
-            for future in [pool.submit(self.judge_one, item) for item in items]:
-                while not wait([future], timeout=tick).done:
-                    yield None
-                yield future.result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        return in_order(self.judge_one, ((item,) for item in items), self.options["concurrency"], tick)
 
 
 SUPPORT = JudgeKind("openai", "Support judge on an OpenAI-compatible chat endpoint", judge_class=SupportJudge,
