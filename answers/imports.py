@@ -132,6 +132,28 @@ def _run_metadata(run: answer_format.AnswerRun) -> dict:
     return {k: v for k, v in shared.items() if k not in _PER_ANSWER}
 
 
+def _store_answers_and_sentences(answers: list[tuple[int, int, answer_format.Answer]]) -> None:
+    """Every run's answers (run pk, topic pk, answer), then their sentences, each as columns in one go, without a model
+    instance each (workbench.collections.bulk; bulk_create took most of the import); JSON fields as their JSON text."""
+    insert_columns(Answer, {
+        "run": [r for r, _, _ in answers], "topic": [t for _, t, _ in answers], "line": [a.line for _, _, a in answers],
+        "references": [json.dumps(list(a.references)) for _, _, a in answers],
+        "cited": [json.dumps(list(a.cited)) for _, _, a in answers],
+        "metadata": [json.dumps(dict(a.metadata)) for _, _, a in answers],
+        "num_sentences": [len(a.sentences) for _, _, a in answers]})
+    _store_sentences(answers)
+
+
+def _store_sentences(answers: list[tuple[int, int, answer_format.Answer]]) -> None:
+    """The stored answers' sentences, as columns in one go."""
+    pk_of = {(r, t): pk for pk, r, t in Answer.objects.filter(run__in={r for r, _, _ in answers}).order_by()
+             .values_list("pk", "run_id", "topic_id")}
+    pairs = [(pk_of[(r, t)], k, s) for r, t, a in answers for k, s in enumerate(a.sentences)]
+    insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
+                                    "text": [s.text for _, _, s in pairs],
+                                    "citations": [json.dumps(list(s.citations)) for _, _, s in pairs]})
+
+
 @transaction.atomic
 def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.AnswerRun, str]], *,
                   contributes: bool = True, description: str = "",
@@ -154,22 +176,9 @@ def answers_store(collection: Collection, checked: Sequence[tuple[answer_format.
         stored.append(ImportedAnswers(record, replaced))
         if progress:
             progress(1)
-    # every run's answers, then their sentences, as columns in one go, without a model instance each
-    # (workbench.collections.bulk; bulk_create took most of the import); JSON fields as their JSON text
-    answers = [(item.run.pk, topics[a.topic_id], a) for item, (run, _) in zip(stored, checked, strict=True)
-               for a in run.answers]
-    insert_columns(Answer, {
-        "run": [r for r, _, _ in answers], "topic": [t for _, t, _ in answers], "line": [a.line for _, _, a in answers],
-        "references": [json.dumps(list(a.references)) for _, _, a in answers],
-        "cited": [json.dumps(list(a.cited)) for _, _, a in answers],
-        "metadata": [json.dumps(dict(a.metadata)) for _, _, a in answers],
-        "num_sentences": [len(a.sentences) for _, _, a in answers]})
-    pk_of = {(r, t): pk for pk, r, t in Answer.objects.filter(run__in=[item.run.pk for item in stored]).order_by()
-             .values_list("pk", "run_id", "topic_id")}
-    pairs = [(pk_of[(r, t)], k, s) for r, t, a in answers for k, s in enumerate(a.sentences)]
-    insert_columns(AnswerSentence, {"answer": [pk for pk, _, _ in pairs], "position": [k for _, k, _ in pairs],
-                                    "text": [s.text for _, _, s in pairs],
-                                    "citations": [json.dumps(list(s.citations)) for _, _, s in pairs]})
+    _store_answers_and_sentences(
+        [(item.run.pk, topics[a.topic_id], a) for item, (run, _) in zip(stored, checked, strict=True)
+         for a in run.answers])
     return stored
 
 

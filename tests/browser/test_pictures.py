@@ -145,8 +145,8 @@ def _significance(page, base: str, width: int, shoot) -> None:
     expect(page.locator("#heatmap-pair")).to_contain_text(f"{rows[0]} against {rows[2]}: ")  # the pair, named
     assert page.locator("#heatmap-pair").inner_text().split(": ", 1)[1] in [label for _, _, label in CLASSES]
     assert not page.get_by_role("table", name="Adjusted p-values for every pair of runs").is_visible()
-    page.get_by_text("The numbers", exact=True).click()  # the table, one click away
-    assert page.get_by_role("table", name="Adjusted p-values for every pair of runs").is_visible()
+    page.get_by_text("The numbers", exact=True).click()  # the table, one click away (loaded when opened)
+    expect(page.get_by_role("table", name="Adjusted p-values for every pair of runs")).to_be_visible()
 
 
 def _budget(page, base: str, width: int, shoot) -> None:

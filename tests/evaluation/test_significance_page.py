@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluation import cache, heatmap, selectors, significance_views
+from evaluation import cache, heatmap, selectors, significance_pairs, significance_views
 from tests.evaluation.test_matrix_pages import (
     RANK_OF_R,
     SIG,
@@ -55,10 +55,10 @@ def test_a_visit_again_computes_nothing_until_a_judgment_changes_the_collection(
         tested.append(1)
         return pairwise_t(*args, **kwargs)
 
-    pairwise_t = selectors.pairwise_t
+    pairwise_t = significance_pairs.pairwise_t
     cache.clear_caches()  # another test's collection may have had this one's ids (rolled back)
     monkeypatch.setattr(significance_views, "heatmap_svg", draw)
-    monkeypatch.setattr(selectors, "pairwise_t", pairwise)
+    monkeypatch.setattr(significance_pairs, "pairwise_t", pairwise)
     client.force_login(organizer)
     first = picture(client.get(SIG))
     assert (len(drawn), len(tested)) == (1, 1)
@@ -93,7 +93,7 @@ def test_after_the_board_job_a_fresh_worker_computes_neither_the_pairs_nor_the_p
         raise AssertionError("computed in the request")
 
     monkeypatch.setattr(significance_views, "heatmap_svg", refuse)
-    monkeypatch.setattr(selectors, "pairwise_t", refuse)
+    monkeypatch.setattr(significance_pairs, "pairwise_t", refuse)
     stored = selectors.significance_matrix(ranked, measure="map", test="t", correction="holm")
     pd.testing.assert_frame_equal(stored, computed)
     client.force_login(organizer)
