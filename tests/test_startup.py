@@ -104,7 +104,7 @@ def test_the_strategy_registry_declares_without_importing_the_implementations():
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
-def test_django_starts_without_the_libraries_only_some_work_needs():
+def test_django_starts_without_the_libraries_only_some_work_needs(tmp_path):
     """Every command and web worker pays django.setup(): SciPy, scikit-learn and matplotlib come with the work
     that uses them (a calibration, a statistic, a plot), numpy, pandas and pyarrow with the first run, qrels or
     pool read, pydantic (django-ninja) with the HTTP API and psycopg with a PostgreSQL connection, not with the
@@ -112,8 +112,11 @@ def test_django_starts_without_the_libraries_only_some_work_needs():
     code = ("import sys, django; django.setup(); "
             "print(sorted(m for m in ('scipy', 'sklearn', 'matplotlib', 'numpy', 'pandas', 'pyarrow', 'pydantic',"
             " 'ninja', 'psycopg') if m in sys.modules))")
+    # on the default database: on PostgreSQL the backend itself is psycopg (the test suite's PostgreSQL run)
+    environment = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "SERVER_WARM_UP": "0"})
+                          env={**environment, "DJANGO_SETTINGS_MODULE": "workbench.settings", "SERVER_WARM_UP": "0",
+                               "WORKBENCH_VAR_DIR": str(tmp_path)})
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
 
 
