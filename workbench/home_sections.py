@@ -8,6 +8,7 @@ Judging's own document queue stays the queue page itself, not a section.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,15 +50,13 @@ def autodiscover() -> list[str]:
     return found
 
 
-#: the names autodiscover() found, once it has run
-_found: list[str] | None = None
+#: autodiscover(), run the first time it is asked for only
+_discovered = functools.cache(autodiscover)
 
 
 def _discover() -> list[Callable[..., list[TaskLink]]]:
     """The registered functions, every app's module imported the first time only (not at start-up)."""
-    global _found
-    if _found is None:
-        _found = autodiscover()
+    _discovered()
     return SECTIONS
 
 

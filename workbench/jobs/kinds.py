@@ -15,6 +15,7 @@ label and help, its progress in the kind's units, where it leads back to).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,16 +85,14 @@ def autodiscover() -> list[str]:
     return found
 
 
-#: the names autodiscover() found, once it has run
-_found: list[str] | None = None
+#: autodiscover(), run the first time it is asked for only
+_discovered = functools.cache(autodiscover)
 
 
 def discover() -> dict[str, JobKind]:
     """Every declared kind (the apps' ``tasks`` modules imported, with the upload kinds they declare, the first
     time only)."""
-    global _found
-    if _found is None:
-        _found = autodiscover()
+    _discovered()
     return KINDS
 
 
