@@ -63,9 +63,11 @@ def vm_hwm(pid: int) -> int:
     return 0
 
 
-def setup_django(var: Path) -> dict:
+def setup_django(var: Path, database_url: str | None = None) -> dict:
+    """Django on ``database_url`` (default: a SQLite file in ``var``), migrated; the environment for gunicorn."""
     env = {**os.environ, "WORKBENCH_VAR_DIR": str(var), "DEBUG": "0", "SECRET_KEY": "bench-" + "x" * 50,
-           "ALLOWED_HOSTS": "127.0.0.1,localhost", "DATABASE_URL": f"sqlite:///{var / 'bench.sqlite3'}",
+           "ALLOWED_HOSTS": "127.0.0.1,localhost",
+           "DATABASE_URL": database_url or f"sqlite:///{var / 'bench.sqlite3'}",
            "DJANGO_SETTINGS_MODULE": "workbench.settings", "PYTHONUNBUFFERED": "1"}
     os.environ.update(env)
     import django

@@ -2,7 +2,7 @@
 sync worker); then judging latency with 20 assessors while 150 runs are imported (``judging_during_import.py``).
 
     .venv/bin/python tests/benchmarks/bench_pages.py [--runs 143] [--topics 30] [--depth 1000] [--pool-depth 7]
-        [--warm 5] [--keep DIR] [--no-judging] [--databases sqlite,postgres]
+        [--warm 5] [--keep DIR] [--no-judging] [--databases sqlite,postgres] [--page-database sqlite|postgres]
 
 The track is generated as ``bench_leaderboard_pages.py`` builds it (seeded; two thirds of the runs contribute;
 the pool judged, 30% relevant, by an imported qrels), plus what the other pages need: a participation track
@@ -13,6 +13,9 @@ the participant page), each page is timed:
 
 * **cold**: a fresh gunicorn worker per page, its first request (the worker's imports, the board read from disk);
 * **warm**: the median of ``--warm`` further requests of that worker.
+
+The pages run on a SQLite file (default) or, with ``--page-database postgres``, on a fresh PostgreSQL database
+``h_pages_bench`` on 127.0.0.1:5432 (dropped and created at the start; ``--keep`` is SQLite only).
 
 Targets (issue 40): cold <= 1 s, warm <= 300 ms. The judging part (skipped by ``--no-judging``) prints p50/p95
 of a judgment post and of the next document's page, before and during the import, on each database.
@@ -26,6 +29,7 @@ import os
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -57,6 +61,17 @@ PAGES = (("leaderboard", "/collections/bench/leaderboard/", "organizer"),
          ("pool page", "/collections/bench/pool/", "organizer"))
 
 COLD_TARGET, WARM_TARGET = 1.0, 0.3
+#: the pages' PostgreSQL database (``--page-database postgres``), made afresh each time
+POSTGRES_NAME = "h_pages_bench"
+POSTGRES_URL = f"postgres://postgres@127.0.0.1:5432/{POSTGRES_NAME}"
+
+
+def fresh_postgres() -> str:
+    """Drop and create the pages' PostgreSQL database; its URL."""
+    for sql in (f"drop database if exists {POSTGRES_NAME} with (force)", f"create database {POSTGRES_NAME}"):
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", "postgres", "-qc", sql], check=True,
+                       capture_output=True)
+    return POSTGRES_URL
 
 
 def add_participation(collection) -> None:
@@ -118,8 +133,9 @@ def time_pages(env: dict, tmp: Path, cookies: dict, warm: int, failures: list[st
 def prepare(tmp: Path, args) -> tuple[dict, list[str]]:
     """The track, its extras and its board; (environment, table rows of what it took)."""
     rows = []
-    kept = (tmp / "var" / "bench.sqlite3").exists()
-    env = setup_django(tmp / "var")
+    postgres = args.page_database == "postgres"
+    kept = not postgres and (tmp / "var" / "bench.sqlite3").exists()
+    env = setup_django(tmp / "var", fresh_postgres() if postgres else None)
     from workbench.models import Collection
 
     if kept:
@@ -141,6 +157,15 @@ def prepare(tmp: Path, args) -> tuple[dict, list[str]]:
     seconds, _ = timed(lambda: machine_agreements(collection))
     rows.append(f"| the machine judge's agreement (a job the board job queues) | {seconds:.1f} s |")
     return env, rows
+
+
+def database_label(url: str) -> str:
+    """The database the pages run on: "SQLite (file)" or "PostgreSQL version (database)"."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        return f"PostgreSQL {connection.pg_version // 10000} ({url.rsplit('/', 1)[-1]})"
+    return f"SQLite ({url.removeprefix('sqlite:///')})"
 
 
 def machine_agreements(collection) -> None:
@@ -166,7 +191,11 @@ def main() -> int:
     parser.add_argument("--judging", action=argparse.BooleanOptionalAction, default=True,
                         help="also time judging during a 150-run import (default; --no-judging skips it)")
     parser.add_argument("--databases", default="sqlite,postgres", help="for the judging part")
+    parser.add_argument("--page-database", choices=["sqlite", "postgres"], default="sqlite",
+                        help=f"the database the pages run on (postgres: {POSTGRES_URL}, made afresh)")
     args = parser.parse_args()
+    if args.keep and args.page_database == "postgres":
+        parser.error("--keep keeps a SQLite track only; drop it with --page-database postgres")
     failures: list[str] = []
     print(f"load average (1 min) before: {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as scratch:
@@ -175,6 +204,7 @@ def main() -> int:
         env, rows = prepare(tmp, args)
         cookies = {"organizer": session_cookie("bench-organizer"), "participant": session_cookie("bench-participant")}
         print(f"| {args.runs} runs x {args.topics} topics | |\n|---|---:|\n" + "\n".join(rows), flush=True)
+        print(f"\npages on {database_label(env['DATABASE_URL'])}", flush=True)
         print("\n" + "\n".join(time_pages(env, tmp, cookies, args.warm, failures)), flush=True)
     print(f"load average after pages: {os.getloadavg()[0]:.2f}", flush=True)
     if args.judging:
