@@ -174,6 +174,10 @@ SERVER_WARM_UP = env_bool("SERVER_WARM_UP", False)
 #: a running job without progress for this long is shown as failed (its worker was killed or died)
 JOB_STALE_AFTER_SECONDS = env_int("JOB_STALE_AFTER_SECONDS", 600)
 
+#: how much a db_worker lowers its CPU priority at start (Unix niceness, 0-19): imports, boards and every other
+#: job yield the processor to the web server's requests, so assessors' pages stay fast while a track imports
+WORKER_NICE = env_int("WORKER_NICE", 10)
+
 ROOT_URLCONF = "workbench.urls"
 
 TEMPLATES = [

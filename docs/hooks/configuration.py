@@ -50,6 +50,9 @@ MEANINGS: dict[str, dict[str, tuple[str | None, str]]] = {
         "JOB_PARTS": (None, "split long jobs (run imports, new depth-k pools, full evaluations, board jobs, machine "
                             "judging, near-duplicate detection) into this many parts any worker claims"),
         "DUPLICATES_PART_MIN": (None, "near-duplicate detection is split only with this many documents per part"),
+        "WORKER_NICE": (None, "how much each `db_worker` lowers its CPU priority at start (Unix niceness, 0-19): "
+                              "jobs yield the processor to the web server, so judging stays fast during an import "
+                              "(0: same priority)"),
         "JOB_STALE_AFTER_SECONDS": (None, "a running job without a heartbeat for this long is retried once or "
                                           "failed (its worker died)"),
         "CORPUS_DIRS": ("none", "comma-separated folders whose files may be used as corpora by reference; a path "

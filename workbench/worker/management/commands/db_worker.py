@@ -30,6 +30,7 @@ class Command(BaseWorkerCommand):
 
     def handle(self, *args, **options):
         worker_id = options["worker_id"]
+        _lower_priority()
         _sweep()
         stop = threading.Event()
         beat = threading.Thread(target=_beating, args=(worker_id, stop), name="job-heartbeat", daemon=True)
@@ -58,6 +59,19 @@ class Command(BaseWorkerCommand):
         else:
             worker.configure_signals()
             worker.run()
+
+
+def _lower_priority() -> None:
+    """``WORKER_NICE`` added to this process's niceness (the jobs' threads and the processes they start inherit
+    it): the web server's requests get the processor first when both want it."""
+    from django.conf import settings
+
+    step = max(0, min(19, settings.WORKER_NICE))
+    if step and hasattr(os, "nice"):
+        try:
+            os.nice(step)
+        except OSError as exc:  # a system that refuses it: the worker runs at the priority it has
+            logger.warning("could not lower the worker's priority by %s: %s", step, exc)
 
 
 def _sweep() -> None:
