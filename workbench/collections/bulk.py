@@ -72,22 +72,21 @@ def prepare_columns(model, columns: Mapping[str, Sequence], constants: Mapping[s
 
 
 def _multi_row_inserts(target: str, columns: list[list], tail: list, n: int) -> None:
-    """``INSERT INTO target VALUES (...), (...), ...`` of as many rows as one statement may bind (at most
-    500), each row its column values then ``tail`` (the constants)."""
+    """``INSERT INTO target SELECT column1, ..., <tail> FROM (VALUES (...), (...), ...)`` of as many rows as one
+    statement may bind (at most 500): each row binds its column values, the constants of ``tail`` are bound
+    once a statement (binding them per row cost a third of an import's 92,000 rows of 5 constants each)."""
     values = list(itertools.chain.from_iterable(zip(*columns, strict=True)))
     width = len(columns)
-    per_statement = max(1, min(500, _max_query_params() // (width + len(tail))))  # each row binds its tail too
-    row = "(" + ", ".join(["%s"] * (width + len(tail))) + ")"
+    per_statement = max(1, min(500, (_max_query_params() - len(tail)) // width))
+    row = "(" + ", ".join(["%s"] * width) + ")"
+    # SQLite names a VALUES list's columns column1, column2, ...
+    chosen = ", ".join([f"column{k + 1}" for k in range(width)] + ["%s"] * len(tail))
 
     def statement(rows: int) -> str:
-        return f"INSERT INTO {target} VALUES {', '.join([row] * rows)}"
+        return f"INSERT INTO {target} SELECT {chosen} FROM (VALUES {', '.join([row] * rows)})"
 
     def params(start: int, rows: int) -> list:
-        out: list = []
-        for r in range(start, start + rows):
-            out.extend(values[r * width:(r + 1) * width])
-            out.extend(tail)
-        return out
+        return [*tail, *values[start * width:(start + rows) * width]]
 
     with connection.cursor() as cursor:
         full = n // per_statement
