@@ -157,13 +157,10 @@ def _store_assignments(collection: Collection, matched: list, assessor: str) -> 
     if latest:  # else no record revises another: the column is left to its NULL, not bound 92,000 times
         rows["previous"] = [latest[(p[0], p[2])][0] if (p[0], p[2]) in latest else None for p in pairs]
     # rows as columns, without a model instance each (as judging's qrels import: bulk_create spent 96 of 100 s
-    # on 92,000 assignments)
-    # provenance as JSON text per row: a constant would be prepared as a driver's JSON object (psycopg's Jsonb),
-    # which PostgreSQL's COPY cannot take
-    rows["provenance"] = ["{}"] * len(rows["answer"])
+    # on 92,000 assignments); what every row shares, once
     created = insert_columns(NuggetAssignment, rows, {
         "collection": collection.pk, "assessor": assessor, "source": Source.IMPORT.value, "comment": "",
-        "created_at": timezone.now()})
+        "created_at": timezone.now(), "provenance": {}})
     return AssignmentsSummary(assessor, created, revised, unchanged, len(matched))
 
 
