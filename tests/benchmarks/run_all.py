@@ -8,7 +8,9 @@ HERE = Path(__file__).resolve().parent
 
 #: scripts run more than once: each list is one more run's arguments (the first run takes none)
 AGAIN = {"bench_leaderboard_pages.py": [["--runs", "500"]],  # the issue's 500-run track, beside the 150-run one
-         "bench_pages.py": [["--runs", "500", "--no-judging"]]}  # every results page at 500 runs too
+         # every results page at 500 runs too, and both sizes' pages served from PostgreSQL
+         "bench_pages.py": [["--runs", "500", "--no-judging"], ["--no-judging", "--page-database", "postgres"],
+                            ["--runs", "500", "--no-judging", "--page-database", "postgres"]]}
 
 if __name__ == "__main__":
     failed = []
