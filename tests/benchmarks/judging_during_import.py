@@ -6,7 +6,9 @@ a depth-100 pool) assigned to 20 assessors, gunicorn (4 sync workers) and one ``
 before grading it, as a person reading it does; after a few seconds ``manage.py import_runs`` imports 150 generated
 runs (40 topics x ``depth`` documents each, written beforehand). Printed per phase (before the import, during it,
 after it while the worker rebuilds the board): judgment posts and next-document pages, p50/p95/max, failures, and
-when the worker's board jobs ran. Target: p95 <= 300 ms during the import, nothing failed.
+when the worker's board jobs ran. Target: p95 <= 300 ms during the import, nothing failed. The worker runs at
+``WORKER_NICE`` as a deployment's does and the import, a job of the worker when the console starts it, at the same
+niceness (``--worker-nice``, default the setting's 10; ``--worker-nice 0``: both at the web server's priority).
 
     .venv/bin/python tests/benchmarks/judging_during_import.py [--database sqlite|postgres] [--depth 500]
         [--think-ms 2000] [--worker-nice 0]
