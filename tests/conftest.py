@@ -12,6 +12,10 @@ from tests import factories
 # tests start jobs faster than a person does: no per-user limit on starting jobs, here and in the servers and
 # workers the tests start (tests/workbench/test_job_start_limit.py sets one)
 os.environ.setdefault("JOB_STARTS_PER_MINUTE", "0")
+# the db_workers the tests start keep the test runner's priority: beside two busy test processes a worker at
+# niceness 10 would get a tenth of a core, and the tests wait for its jobs (test_worker_priority.py checks the
+# setting itself)
+os.environ.setdefault("WORKER_NICE", "0")
 
 
 @pytest.fixture(autouse=True)
