@@ -21,11 +21,11 @@ django.setup()
 from django.core.management import call_command
 from workbench.worker.management.commands.db_worker import Command
 Command.work = lambda self, **options: print("niceness", os.nice(0))
-call_command("db_worker", "--no-reload")
+call_command("db_worker", *sys.argv[1:])
 """
 
 
-def _worker_niceness(tmp_path, value: str | None) -> int:
+def _worker_niceness(tmp_path, value: str | None, *args: str, reloaded_child: bool = False) -> int:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "workbench.settings", "WORKBENCH_VAR_DIR": str(tmp_path),
            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     env.pop("WORKER_NICE", None)
@@ -33,7 +33,11 @@ def _worker_niceness(tmp_path, value: str | None) -> int:
         env["WORKER_NICE"] = value
     if not (tmp_path / "db.sqlite3").exists():
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    out = subprocess.run([sys.executable, "-c", PRINT_NICENESS], cwd=ROOT, env=env, capture_output=True, text=True)
+    env.pop("RUN_MAIN", None)
+    if reloaded_child:
+        env["RUN_MAIN"] = "true"  # what Django's autoreloader sets in the child it starts
+    out = subprocess.run([sys.executable, "-c", PRINT_NICENESS, *(args or ["--no-reload"])], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return int(out.stdout.split("niceness")[-1])
 
@@ -44,6 +48,9 @@ def test_worker_lowers_its_priority_by_the_setting(tmp_path):
     assert _worker_niceness(tmp_path, None) == min(19, base + 10)  # the default
     assert _worker_niceness(tmp_path, "3") == min(19, base + 3)
     assert _worker_niceness(tmp_path, "0") == base  # 0: the worker keeps the web server's priority
+    # --reload: the watching process keeps its priority, the child that runs the jobs lowers its own once
+    assert _worker_niceness(tmp_path, None, "--reload") == base
+    assert _worker_niceness(tmp_path, None, "--reload", reloaded_child=True) == min(19, base + 10)
 
 
 def test_the_judging_benchmark_imitates_the_default():

@@ -30,7 +30,10 @@ class Command(BaseWorkerCommand):
 
     def handle(self, *args, **options):
         worker_id = options["worker_id"]
-        _lower_priority()
+        # with --reload this process only watches the code and starts a child that runs the jobs (and lowers its
+        # own priority): lowering it here too would hand the child twice the setting
+        if not (options["reload"] and not options["batch"] and os.environ.get(DJANGO_AUTORELOAD_ENV) != "true"):
+            _lower_priority()
         _sweep()
         stop = threading.Event()
         beat = threading.Thread(target=_beating, args=(worker_id, stop), name="job-heartbeat", daemon=True)
