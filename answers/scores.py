@@ -54,14 +54,15 @@ def _frame(rows: QuerySet, columns: list[str]) -> pd.DataFrame:
         return pd.DataFrame(cursor.fetchall(), columns=columns)
 
 
-def _records(model, collection: Collection, assessor: str | None, fields: list[str]) -> pd.DataFrame:
-    """``model``'s records of the collection (or of ``assessor`` alone): ``id``, ``fields`` and ``person`` (1
-    unless a machine made it), as said in SQL: no assessor or source string per row (92,000 of them) fetched."""
+def _records(model, collection: Collection, assessor: str | None, fields: dict[str, str]) -> pd.DataFrame:
+    """``model``'s records of the collection (or of ``assessor`` alone): ``id``, ``fields`` (field: column) and
+    ``person`` (1 unless a machine made it), as said in SQL: no assessor or source string per row (92,000 of
+    them) fetched."""
     rows = model.objects.filter(collection=collection)
     if assessor is not None:
         rows = rows.filter(assessor=assessor)
     rows = rows.annotate(person=Case(When(source=Source.MACHINE.value, then=Value(0)), default=Value(1)))
-    return _frame(rows.values_list("id", *fields, "person"), ["id", *fields, "person"])
+    return _frame(rows.values_list("id", *fields, "person"), ["id", *fields.values(), "person"])
 
 
 def _counted(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -80,8 +81,8 @@ def answers_frame(collection: Collection, runs) -> pd.DataFrame:
 
 def nugget_rows(collection: Collection, answers: pd.DataFrame, assessor: str | None) -> pd.DataFrame:
     """One row per (scored answer, nugget of its scored bank version): importance and assignment."""
-    records = _records(NuggetAssignment, collection, assessor, ["answer_id", "nugget_id", "bank_id", "assignment"])
-    records.columns = ["id", "answer", "nugget", "bank", "assignment", "person"]
+    records = _records(NuggetAssignment, collection, assessor, {"answer_id": "answer", "nugget_id": "nugget",
+                                                                 "bank_id": "bank", "assignment": "assignment"})
     records = _counted(records[records["answer"].isin(answers["answer"])], ["answer", "nugget"])
     versions = dict(NuggetBank.objects.filter(collection=collection).values_list("pk", "version"))
     records["version"] = records["bank"].map(versions)
@@ -126,8 +127,8 @@ def _support(collection: Collection, answers: pd.DataFrame, assessor: str | None
     cites = sentences["sentence"].isin(citing)
     per = sentences.assign(cites=cites.astype(float)).groupby("answer")["cites"].agg(["mean", "size"])
     coverage = answers["answer"].map(per["mean"]).fillna(0.0).to_numpy()
-    judged = _records(SupportJudgment, collection, assessor, ["sentence_id", "docno", "support"])
-    judged.columns = ["id", "sentence", "docno", "support", "person"]
+    judged = _records(SupportJudgment, collection, assessor, {"sentence_id": "sentence", "docno": "docno",
+                                                              "support": "support"})
     judged = _counted(judged[judged["sentence"].isin(sentences["sentence"])], ["sentence", "docno"])
     position = pd.Series(np.arange(len(sentences)), index=sentences["sentence"])
     pairs = judged["sentence"].map(position).to_numpy(dtype=np.int64)

@@ -74,7 +74,8 @@ def prepare_columns(model, columns: Mapping[str, Sequence], constants: Mapping[s
 def _multi_row_inserts(target: str, columns: list[list], tail: list, n: int) -> None:
     """``INSERT INTO target SELECT column1, ..., <tail> FROM (VALUES (...), (...), ...)`` of as many rows as one
     statement may bind (at most 500): each row binds its column values, the constants of ``tail`` are bound
-    once a statement (binding them per row cost a third of an import's 92,000 rows of 5 constants each)."""
+    once a statement (92,000 rows of four columns and six constants into a table without indexes: 0.04 s instead
+    of 0.09 s)."""
     values = list(itertools.chain.from_iterable(zip(*columns, strict=True)))
     width = len(columns)
     per_statement = max(1, min(500, (_max_query_params() - len(tail)) // width))

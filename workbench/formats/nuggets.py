@@ -57,17 +57,7 @@ class AssignedAnswer:
     line: int
 
 
-def _nugget(where: str, value: object, keys: tuple[str, ...], add, checked: set) -> tuple[str, ...] | None:
-    """The nugget's values of ``keys``, or None (its problem added). ``checked`` holds the value tuples found
-    right before: a bank's nuggets recur in every answer's assignments (92,000 of them for 1,000 nuggets), each
-    checked once."""
-    if type(value) is dict:
-        found = tuple(map(value.get, keys))
-        try:
-            if found in checked:
-                return found
-        except TypeError:  # a list or an object where a string belongs: the checks below say which
-            pass
+def _nugget(where: str, value: object, keys: tuple[str, ...], add) -> tuple[str, ...] | None:
     if not isinstance(value, dict):
         add(f"{where} must be an object with {', '.join(keys)}")
         return None
@@ -88,12 +78,10 @@ def _nugget(where: str, value: object, keys: tuple[str, ...], add, checked: set)
     if len(found) > 2 and found[2] not in ASSIGNMENTS:
         add(f"{where}.assignment must be one of {', '.join(ASSIGNMENTS)}, not {found[2][:40]!r}")
         return None
-    checked.add(tuple(found))
     return tuple(found)
 
 
-def _record(text: str, number: int, problems: Problems, keys: tuple[str, ...], checked: set
-            ) -> tuple[dict, list] | None:
+def _record(text: str, number: int, problems: Problems, keys: tuple[str, ...]) -> tuple[dict, list] | None:
     """The line's object and its checked nuggets, or None (its problems added)."""
     bad = []
 
@@ -122,8 +110,8 @@ def _record(text: str, number: int, problems: Problems, keys: tuple[str, ...], c
     if not isinstance(nuggets, list):
         add("nuggets must be a list" if "nuggets" in record else "nuggets is missing")
         return None
-    found = [_nugget(f"nuggets[{k}]", value, keys, add, checked) for k, value in enumerate(nuggets)]
-    return None if bad else (record, found)
+    checked = [_nugget(f"nuggets[{k}]", value, keys, add) for k, value in enumerate(nuggets)]
+    return None if bad else (record, checked)
 
 
 def _lines(source: Source, name: str, problems: Problems) -> Iterable[tuple[int, str]]:
@@ -144,9 +132,9 @@ def _lines(source: Source, name: str, problems: Problems) -> Iterable[tuple[int,
 def _read(source: Source, name: str | None, known_qids, max_problems: int, keys: tuple[str, ...]):
     name = display_name(source, name)
     problems = Problems(name, max_problems)
-    found, first, checked = [], {}, set()
+    found, first = [], {}
     for number, text in _lines(source, name, problems):
-        parsed = _record(text, number, problems, keys, checked)
+        parsed = _record(text, number, problems, keys)
         if parsed is None:
             continue
         record, nuggets = parsed
@@ -205,11 +193,13 @@ def _clean_assignments(data, known_qids: set[str] | None) -> list[AssignedAnswer
     that is not an object fail it), then each column's distinct values are checked as the line reader checks
     each value. 92,000 assignments: 0.07 s instead of 0.2."""
     table = _parsed_whole(data)
-    if table is None or not _columns_clean(table, known_qids):
+    if table is None:
         return None
-    qids, runs = table.column("qid").to_pylist(), table.column("run_id").to_pylist()
+    qids, runs = table.column("qid").combine_chunks(), table.column("run_id").combine_chunks()
     nuggets = table.column("nuggets").combine_chunks()
     flat = nuggets.flatten()
+    if not _columns_clean(table, qids, runs, nuggets, flat, known_qids):
+        return None
     # each distinct (text, importance, assignment) one tuple, shared by its occurrences: a bank's nuggets recur in
     # every answer (92,000 triples of 6,000 distinct ones), a string and a tuple each would be 30 MB
     codes, distinct = np.zeros(len(flat), dtype=np.int64), []
@@ -225,7 +215,7 @@ def _clean_assignments(data, known_qids: set[str] | None) -> list[AssignedAnswer
     triples = [shared[code] for code in codes.tolist()]
     offsets = nuggets.offsets.to_pylist()
     return [AssignedAnswer(qid, run, tuple(triples[offsets[k]:offsets[k + 1]]), k + 1)
-            for k, (qid, run) in enumerate(zip(qids, runs, strict=True))]
+            for k, (qid, run) in enumerate(zip(qids.to_pylist(), runs.to_pylist(), strict=True))]
 
 
 def _parsed_whole(data) -> pa.Table | None:
@@ -250,11 +240,9 @@ def _distinct(values) -> list:
     return pc.unique(values).to_pylist()
 
 
-def _columns_clean(table: pa.Table, known_qids: set[str] | None) -> bool:
+def _columns_clean(table: pa.Table, qids: pa.Array, runs: pa.Array, nuggets: pa.ListArray, flat: pa.StructArray,
+                   known_qids: set[str] | None) -> bool:
     """Whether every value passes the line reader's checks (each distinct value checked once)."""
-    qids, runs = table.column("qid").combine_chunks(), table.column("run_id").combine_chunks()
-    nuggets = table.column("nuggets").combine_chunks()
-    flat = nuggets.flatten()
     texts, importances, assignments = (flat.field(key) for key in ("text", "importance", "assignment"))
     if any(column.null_count for column in (qids, runs, nuggets, flat, texts, importances, assignments)):
         return False

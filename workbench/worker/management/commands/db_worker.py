@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 
+from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import DatabaseError, close_old_connections, connection
 from django.utils.autoreload import DJANGO_AUTORELOAD_ENV, run_with_reloader
@@ -67,8 +68,6 @@ class Command(BaseWorkerCommand):
 def _lower_priority() -> None:
     """``WORKER_NICE`` added to this process's niceness (the jobs' threads and the processes they start inherit
     it): the web server's requests get the processor first when both want it."""
-    from django.conf import settings
-
     step = max(0, min(19, settings.WORKER_NICE))
     if step and hasattr(os, "nice"):
         try:
